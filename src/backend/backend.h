@@ -1,0 +1,132 @@
+// The seam between kforge and a GPU programming model. A new backend is one new folder
+// implementing Backend (orchestrator side: probe + compile) and Device (worker side: run).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "task/task.h"
+
+namespace kforge {
+
+struct DeviceInfo {
+  std::string backend;       // "cuda", "opencl"
+  std::string name;          // "NVIDIA H100 80GB HBM3", "pthread-skylake-avx512-..."
+  std::string arch;          // "sm_90", or the OpenCL device version string
+  std::string platform;      // OpenCL platform name; CUDA driver version
+  int compute_units = 0;     // SMs / OpenCL compute units
+  std::int64_t global_mem_bytes = 0;
+  std::int64_t l2_bytes = 0;           // last-level cache the timing flush must evict
+  std::int64_t shared_mem_per_block = 0;
+  int max_threads_per_block = 0;
+  int clock_mhz = 0;
+  bool is_gpu = false;
+};
+
+struct Availability {
+  bool usable = false;
+  std::string reason;  // why not, or a short description of what was found
+  std::vector<DeviceInfo> devices;
+};
+
+struct CompileRequest {
+  Language language = Language::Cuda;
+  std::string source;       // full kernel source text
+  std::string source_name;  // file name used in diagnostics
+  std::string kernel;       // entry point name
+  std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE (tunable params)
+  std::vector<std::string> options;                          // extra compiler options
+  std::vector<std::string> include_dirs;
+  int device_index = 0;
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string log;             // compiler diagnostics, kept even on success
+  std::string binary;          // CUBIN/PTX for CUDA, program binary for OpenCL
+  std::string binary_format;   // "cubin", "ptx", "opencl-binary"
+  double seconds = 0;          // compile wall time (0 when served from the cache)
+  bool cache_hit = false;
+  int registers = -1;          // per thread, where the backend can tell
+  int shared_bytes = -1;       // static shared memory per block
+  int local_bytes = -1;        // local memory per thread (spills, stack)
+  int spill_bytes = -1;        // spill stores+loads reported by the compiler
+  int max_threads_per_block = -1;
+  std::string key;             // content hash of source + options + device
+};
+
+// Error raised by a Device call. `context_lost` means the device context can no longer be
+// trusted (CUDA sticky errors such as an illegal address): the worker must be replaced.
+struct DeviceError : std::runtime_error {
+  DeviceError(const std::string& what, bool context_lost_)
+      : std::runtime_error(what), context_lost(context_lost_) {}
+  bool context_lost;
+};
+
+using BufferId = int;
+using KernelId = int;
+
+struct KernelArg {
+  enum class Kind { Buffer, I32, I64, F32, F64 } kind = Kind::Buffer;
+  BufferId buffer = -1;
+  std::int64_t i = 0;
+  double f = 0;
+};
+
+struct LaunchDims {
+  std::array<std::int64_t, 3> grid{1, 1, 1};   // blocks / work-groups per dimension
+  std::array<std::int64_t, 3> block{1, 1, 1};  // threads / work-items per block
+  std::int64_t shared_mem_bytes = 0;
+};
+
+// A device opened inside a worker process. All calls throw DeviceError on failure.
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const = 0;
+
+  // Buffers carry hidden guard zones before and after the `bytes` the kernel sees; the
+  // guards are filled with a canary by `alloc` and checked by `guards_intact`.
+  virtual BufferId alloc(std::size_t bytes) = 0;
+  virtual void free(BufferId buffer) = 0;
+  virtual void upload(BufferId buffer, const void* host, std::size_t bytes) = 0;
+  virtual void download(BufferId buffer, void* host, std::size_t bytes) = 0;
+  virtual bool guards_intact(BufferId buffer) = 0;
+
+  virtual KernelId load(const CompileResult& compiled, const std::string& kernel) = 0;
+  virtual void launch(KernelId kernel, const std::vector<KernelArg>& args, const LaunchDims& dims) = 0;
+  // Launches once between device events (queue profiling on OpenCL); returns milliseconds.
+  virtual double launch_timed(KernelId kernel, const std::vector<KernelArg>& args,
+                              const LaunchDims& dims) = 0;
+  // Waits for all work on the device, including work a kernel may have left on other streams.
+  virtual void synchronize() = 0;
+  // Evicts the last-level cache (writes a buffer larger than it) so the next launch starts cold.
+  virtual void flush_cache() = 0;
+  // Measured device-to-device copy bandwidth in GB/s (bytes read + bytes written).
+  virtual double measure_copy_bandwidth() = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual Language language() const = 0;
+  // Cheap probe for `kforge doctor`: libraries loadable, devices present. Never throws.
+  virtual Availability probe() = 0;
+  // Thread-safe; runs in the orchestrator. Never executes generated code.
+  virtual CompileResult compile(const CompileRequest& request) = 0;
+  // Opens a device; call only inside a worker process.
+  virtual std::unique_ptr<Device> open_device(int device_index) = 0;
+};
+
+// Registry of compiled-in backends, by language.
+std::unique_ptr<Backend> make_backend(Language language);
+std::vector<std::unique_ptr<Backend>> all_backends();
+
+}  // namespace kforge
