@@ -59,6 +59,9 @@ struct CompileResult {
   int spill_bytes = -1;        // spill stores+loads reported by the compiler
   int max_threads_per_block = -1;
   std::string key;             // content hash of source + options + device
+  std::string kernel;          // entry point as requested (CompileRequest::kernel)
+  std::string lowered_name;    // CUDA: the symbol NVRTC lowered `kernel` to (mangled C++ name)
+  std::string arch;            // target the binary was built for: "sm_90", OpenCL device name
 };
 
 // Error raised by a Device call. `context_lost` means the device context can no longer be

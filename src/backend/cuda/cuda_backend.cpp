@@ -1,0 +1,294 @@
+#include "backend/cuda/cuda_backend.h"
+
+#if KFORGE_HAVE_CUDA_HEADERS
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "backend/compile_cache.h"
+#include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/ptxas_log.h"
+
+namespace kforge {
+namespace {
+
+// Without a device (CI, this laptop) the target comes from KFORGE_CUDA_ARCH ("sm_80" or
+// "80"), defaulting to the H100's sm_90.
+std::string arch_without_device() {
+  const char* env = std::getenv("KFORGE_CUDA_ARCH");
+  if (!env || !*env) return "sm_90";
+  const std::string value = env;
+  return value.rfind("sm_", 0) == 0 ? value : "sm_" + value;
+}
+
+std::string target_arch(int device_index) {
+  const cuda::Driver& loaded = cuda::driver();
+  if (loaded.usable && device_index >= 0 && device_index < loaded.device_count)
+    return cuda::device_arch(device_index);
+  return arch_without_device();
+}
+
+std::vector<std::string> nvrtc_options(const CompileRequest& request, const std::string& arch) {
+  std::vector<std::string> options{"--gpu-architecture=" + arch, "-default-device", "-std=c++17",
+                                   "--ptxas-options=-v"};  // resource usage into the log
+  if (auto toolkit = cuda::toolkit_include_dir(); !toolkit.empty())
+    options.push_back("-I" + toolkit);  // cuda_fp16.h, cuda_bf16.h, ...
+  for (const auto& dir : request.include_dirs) options.push_back("-I" + dir);
+  for (const auto& [name, value] : request.defines) options.push_back("-D" + name + "=" + value);
+  for (const auto& option : request.options) options.push_back(option);
+  return options;
+}
+
+std::string program_log(nvrtcProgram program) {
+  const cuda::Nvrtc& api = cuda::nvrtc();
+  std::size_t size = 0;
+  if (api.nvrtcGetProgramLogSize_(program, &size) != NVRTC_SUCCESS || size <= 1) return "";
+  std::string log(size, '\0');
+  if (api.nvrtcGetProgramLog_(program, log.data()) != NVRTC_SUCCESS) return "";
+  log.resize(size - 1);  // drop the terminating NUL
+  return log;
+}
+
+// Destroys the NVRTC program on every path out of the compile.
+struct ProgramGuard {
+  nvrtcProgram program = nullptr;
+  ~ProgramGuard() {
+    if (program) cuda::nvrtc().nvrtcDestroyProgram_(&program);
+  }
+};
+
+void append_line(std::string& log, const std::string& line) {
+  if (!log.empty() && log.back() != '\n') log += '\n';
+  log += line + '\n';
+}
+
+// Copies the CUBIN and lowered kernel name out of a successfully compiled program.
+void collect_outputs(nvrtcProgram program, const CompileRequest& request, CompileResult& result) {
+  const cuda::Nvrtc& api = cuda::nvrtc();
+  if (!request.kernel.empty()) {
+    const char* lowered = nullptr;
+    const nvrtcResult status = api.nvrtcGetLoweredName_(program, request.kernel.c_str(), &lowered);
+    if (status != NVRTC_SUCCESS || !lowered) {
+      append_line(result.log, "kforge: kernel '" + request.kernel + "' not found: " +
+                                  cuda::error_text(status));
+      return;
+    }
+    result.lowered_name = lowered;
+  }
+  std::size_t size = 0;
+  nvrtcResult status = api.nvrtcGetCUBINSize_(program, &size);
+  if (status == NVRTC_SUCCESS && size > 0) {
+    result.binary.assign(size, '\0');
+    status = api.nvrtcGetCUBIN_(program, result.binary.data());
+  }
+  if (status != NVRTC_SUCCESS || size == 0) {
+    append_line(result.log, "kforge: nvrtcGetCUBIN failed: " + cuda::error_text(status));
+    result.binary.clear();
+    return;
+  }
+  result.binary_format = "cubin";
+  result.ok = true;
+}
+
+void apply_ptxas_stats(CompileResult& result) {
+  const auto stats = cuda::parse_ptxas_log(result.log, result.lowered_name);
+  result.registers = stats.registers;
+  result.shared_bytes = stats.shared_bytes;
+  result.local_bytes = stats.local_bytes;
+  result.spill_bytes = stats.spill_bytes;
+}
+
+CompileResult run_nvrtc(const CompileRequest& request, const std::string& arch, bool& cacheable) {
+  const cuda::Nvrtc& api = cuda::nvrtc();
+  CompileResult result;
+  result.kernel = request.kernel;
+  result.arch = arch;
+  ProgramGuard guard;
+  const std::string name = request.source_name.empty() ? "kernel.cu" : request.source_name;
+  const nvrtcResult created =
+      api.nvrtcCreateProgram_(&guard.program, request.source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (created != NVRTC_SUCCESS) {
+    cacheable = false;  // NVRTC itself failed (out of memory...), not the source
+    result.log = "nvrtcCreateProgram: " + cuda::error_text(created);
+    return result;
+  }
+  if (!request.kernel.empty()) {
+    const nvrtcResult added = api.nvrtcAddNameExpression_(guard.program, request.kernel.c_str());
+    if (added != NVRTC_SUCCESS) {
+      result.log = "nvrtcAddNameExpression(" + request.kernel + "): " + cuda::error_text(added);
+      return result;
+    }
+  }
+  const auto options = nvrtc_options(request, arch);
+  std::vector<const char*> option_pointers;
+  for (const auto& option : options) option_pointers.push_back(option.c_str());
+  const nvrtcResult compiled = api.nvrtcCompileProgram_(
+      guard.program, static_cast<int>(option_pointers.size()), option_pointers.data());
+  result.log = program_log(guard.program);
+  if (compiled != NVRTC_SUCCESS) {
+    append_line(result.log, "kforge: nvrtcCompileProgram: " + cuda::error_text(compiled));
+    return result;
+  }
+  collect_outputs(guard.program, request, result);
+  if (result.ok) apply_ptxas_stats(result);
+  return result;
+}
+
+class CudaBackend final : public Backend {
+ public:
+  std::string name() const override { return "cuda"; }
+  Language language() const override { return Language::Cuda; }
+
+  Availability probe() override {
+    Availability availability;
+    try {
+      probe_into(availability);
+    } catch (const std::exception& e) {
+      availability.usable = false;
+      availability.reason = e.what();
+    }
+    return availability;
+  }
+
+  CompileResult compile(const CompileRequest& request) override {
+    const cuda::Nvrtc& api = cuda::nvrtc();
+    if (!api.usable) {
+      CompileResult result;
+      result.kernel = request.kernel;
+      result.log = api.problem;
+      return result;
+    }
+    std::string arch;
+    try {
+      arch = target_arch(request.device_index);
+    } catch (const std::exception& e) {
+      CompileResult result;
+      result.log = std::string("cannot determine the device architecture: ") + e.what();
+      return result;
+    }
+    const std::string compiler =
+        "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor);
+    const std::string key = compile_cache_key(request, "cuda", arch, compiler);
+    return compile_with_cache(key, [&](bool& cacheable) {
+      CompileResult result = run_nvrtc(request, arch, cacheable);
+      if (result.ok) add_module_stats(request.device_index, result);
+      return result;
+    });
+  }
+
+  std::unique_ptr<Device> open_device(int device_index) override {
+    return cuda::open_device(device_index);
+  }
+
+ private:
+  static void probe_into(Availability& availability) {
+    const cuda::Driver& loaded = cuda::driver();
+    const cuda::Nvrtc& api = cuda::nvrtc();
+    const std::string nvrtc_text =
+        api.usable ? "NVRTC " + std::to_string(api.major) + "." + std::to_string(api.minor)
+                   : api.problem;
+    if (!loaded.usable) {
+      availability.reason = loaded.problem + "; " + nvrtc_text;
+      return;
+    }
+    for (int index = 0; index < loaded.device_count; ++index)
+      availability.devices.push_back(cuda::query_device_info(index));
+    availability.usable = api.usable;
+    availability.reason = availability.devices.front().platform + ", " +
+                          std::to_string(loaded.device_count) + " device(s), " + nvrtc_text;
+  }
+
+  // The driver's own numbers for the compiled function; they also give the per-kernel
+  // thread limit, which ptxas does not print. Needs a context, so only with a device.
+  void add_module_stats(int device_index, CompileResult& result) {
+    const cuda::Driver& loaded = cuda::driver();
+    if (!loaded.usable || device_index < 0 || device_index >= loaded.device_count) return;
+    std::lock_guard lock(context_mutex_);
+    try {
+      cuda::check(loaded.cuCtxSetCurrent_(primary_context(device_index)), "cuCtxSetCurrent");
+      CUmodule module = nullptr;
+      cuda::check(loaded.cuModuleLoadData_(&module, result.binary.data()), "cuModuleLoadData");
+      read_function_attributes(module, result);
+      loaded.cuModuleUnload_(module);
+    } catch (const std::exception& e) {
+      append_line(result.log, std::string("kforge: no driver resource stats: ") + e.what());
+    }
+  }
+
+  static void read_function_attributes(CUmodule module, CompileResult& result) {
+    const cuda::Driver& loaded = cuda::driver();
+    const std::string symbol = result.lowered_name.empty() ? result.kernel : result.lowered_name;
+    CUfunction function = nullptr;
+    const CUresult found = loaded.cuModuleGetFunction_(&function, module, symbol.c_str());
+    if (found != CUDA_SUCCESS) {
+      loaded.cuModuleUnload_(module);
+      cuda::check(found, "cuModuleGetFunction");
+    }
+    auto get = [&](CUfunction_attribute attribute) {
+      int value = -1;
+      if (loaded.cuFuncGetAttribute_(&value, attribute, function) != CUDA_SUCCESS) return -1;
+      return value;
+    };
+    result.registers = get(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    result.shared_bytes = get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    result.local_bytes = get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    result.max_threads_per_block = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  }
+
+  // Retained once per device and kept for the process lifetime (released by driver teardown).
+  CUcontext primary_context(int device_index) {
+    if (auto found = contexts_.find(device_index); found != contexts_.end()) return found->second;
+    const cuda::Driver& loaded = cuda::driver();
+    CUdevice device = 0;
+    cuda::check(loaded.cuDeviceGet_(&device, device_index), "cuDeviceGet");
+    CUcontext context = nullptr;
+    cuda::check(loaded.cuDevicePrimaryCtxRetain_(&context, device), "cuDevicePrimaryCtxRetain");
+    contexts_[device_index] = context;
+    return context;
+  }
+
+  std::mutex context_mutex_;
+  std::map<int, CUcontext> contexts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+std::string cuda_driver_problem(const std::string& library) {
+  const cuda::Driver loaded = cuda::load_driver({library});
+  return loaded.usable ? "" : loaded.problem;
+}
+
+}  // namespace kforge
+
+#else  // built without cuda.h / nvrtc.h: a backend that explains why it cannot work
+
+namespace kforge {
+namespace {
+
+constexpr const char* kNoHeaders = "kforge was built without CUDA headers (cuda.h, nvrtc.h)";
+
+class UnavailableCudaBackend final : public Backend {
+ public:
+  std::string name() const override { return "cuda"; }
+  Language language() const override { return Language::Cuda; }
+  Availability probe() override { return {false, kNoHeaders, {}}; }
+  CompileResult compile(const CompileRequest& request) override {
+    CompileResult result;
+    result.kernel = request.kernel;
+    result.log = kNoHeaders;
+    return result;
+  }
+  std::unique_ptr<Device> open_device(int) override { throw DeviceError(kNoHeaders, false); }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<UnavailableCudaBackend>(); }
+std::string cuda_driver_problem(const std::string&) { return kNoHeaders; }
+
+}  // namespace kforge
+#endif  // KFORGE_HAVE_CUDA_HEADERS

@@ -1,0 +1,205 @@
+#include "backend/opencl/opencl_backend.h"
+
+#include <map>
+#include <mutex>
+
+#include "backend/compile_cache.h"
+#include "backend/opencl/cl_common.h"
+#include "backend/opencl/opencl_device.h"
+
+namespace kforge {
+namespace {
+
+using opencl::check;
+
+// Releases an OpenCL object on every path out of a scope.
+template <typename Handle, cl_int (*Release)(Handle)>
+struct Released {
+  Handle handle = nullptr;
+  ~Released() {
+    if (handle) Release(handle);
+  }
+};
+using ProgramHandle = Released<cl_program, clReleaseProgram>;
+using KernelHandle = Released<cl_kernel, clReleaseKernel>;
+
+std::string build_options(const CompileRequest& request) {
+  std::string options;
+  auto add = [&](const std::string& option) {
+    if (!options.empty()) options += ' ';
+    options += option;
+  };
+  for (const auto& [name, value] : request.defines) add("-D" + name + "=" + value);
+  for (const auto& dir : request.include_dirs) add("-I" + dir);  // paths must not contain spaces
+  for (const auto& option : request.options) add(option);
+  return options;
+}
+
+// What decides the binary besides the request: the exact device and driver.
+std::string device_description(const opencl::DeviceRef& ref) {
+  return opencl::platform_string(ref.platform, CL_PLATFORM_NAME) + " | " +
+         opencl::device_string(ref.device, CL_DEVICE_NAME) + " | " +
+         opencl::device_string(ref.device, CL_DEVICE_VERSION);
+}
+
+std::string compiler_description(const opencl::DeviceRef& ref) {
+  return opencl::platform_string(ref.platform, CL_PLATFORM_VERSION) + " | driver " +
+         opencl::device_string(ref.device, CL_DRIVER_VERSION);
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  std::size_t size = 0;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS)
+    return "";
+  std::string log(size, '\0');
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) !=
+      CL_SUCCESS)
+    return "";
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  return log;
+}
+
+void append_line(std::string& log, const std::string& line) {
+  if (!log.empty() && log.back() != '\n') log += '\n';
+  log += line + '\n';
+}
+
+// The program binary for our single device, which the worker hands to clCreateProgramWithBinary.
+std::string program_binary(cl_program program) {
+  std::size_t size = 0;
+  check(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr),
+        "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+  std::string binary(size, '\0');
+  auto* data = reinterpret_cast<unsigned char*>(binary.data());
+  check(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(data), &data, nullptr),
+        "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+  return binary;
+}
+
+void read_kernel_stats(cl_kernel kernel, cl_device_id device, CompileResult& result) {
+  cl_ulong local = 0, priv = 0;
+  std::size_t work_group = 0;
+  check(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(local), &local, nullptr),
+        "clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
+  check(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(priv), &priv, nullptr),
+        "clGetKernelWorkGroupInfo(CL_KERNEL_PRIVATE_MEM_SIZE)");
+  check(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(work_group),
+                                 &work_group, nullptr),
+        "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+  result.shared_bytes = static_cast<int>(local);
+  result.local_bytes = static_cast<int>(priv);
+  result.max_threads_per_block = static_cast<int>(work_group);
+}
+
+// Builds and inspects an already-created program; fills `result`.
+void build_program(cl_program program, cl_device_id device, const CompileRequest& request,
+                   CompileResult& result) {
+  const std::string options = build_options(request);
+  const cl_int built = clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
+  result.log = build_log(program, device);
+  if (built != CL_SUCCESS) {
+    append_line(result.log, "kforge: clBuildProgram: " + opencl::error_name(built));
+    return;
+  }
+  KernelHandle kernel;
+  cl_int status = CL_SUCCESS;
+  kernel.handle = clCreateKernel(program, request.kernel.c_str(), &status);
+  if (status != CL_SUCCESS) {
+    append_line(result.log, "kforge: kernel '" + request.kernel + "' not found: " +
+                                opencl::error_name(status));
+    return;
+  }
+  read_kernel_stats(kernel.handle, device, result);
+  result.binary = program_binary(program);
+  result.binary_format = "opencl-binary";
+  result.ok = true;
+}
+
+class OpenClBackend final : public Backend {
+ public:
+  ~OpenClBackend() override {
+    for (auto& [device, context] : contexts_) clReleaseContext(context);
+  }
+
+  std::string name() const override { return "opencl"; }
+  Language language() const override { return Language::OpenCL; }
+
+  Availability probe() override {
+    Availability availability;
+    try {
+      for (const auto& ref : opencl::list_devices())
+        availability.devices.push_back(opencl::query_device_info(ref));
+      availability.usable = !availability.devices.empty();
+      availability.reason = availability.usable
+                                ? std::to_string(availability.devices.size()) +
+                                      " device(s), default " + availability.devices.front().name
+                                : "no OpenCL device (no ICD platform found)";
+    } catch (const std::exception& e) {
+      availability.usable = false;
+      availability.reason = e.what();
+    }
+    return availability;
+  }
+
+  CompileResult compile(const CompileRequest& request) override {
+    opencl::DeviceRef ref;
+    std::string key;
+    try {
+      ref = opencl::select_device(request.device_index);
+      key = compile_cache_key(request, "opencl", device_description(ref), compiler_description(ref));
+    } catch (const std::exception& e) {
+      CompileResult result;
+      result.kernel = request.kernel;
+      result.log = e.what();
+      return result;
+    }
+    return compile_with_cache(key, [&](bool& cacheable) { return build(ref, request, cacheable); });
+  }
+
+  std::unique_ptr<Device> open_device(int device_index) override {
+    return opencl::open_device(device_index);
+  }
+
+ private:
+  CompileResult build(const opencl::DeviceRef& ref, const CompileRequest& request, bool& cacheable) {
+    CompileResult result;
+    result.kernel = request.kernel;
+    try {
+      result.arch = opencl::device_string(ref.device, CL_DEVICE_NAME);
+      // One build at a time per context: PoCL and some vendor drivers are not safe with
+      // concurrent clBuildProgram calls on a shared context.
+      std::lock_guard lock(mutex_);
+      ProgramHandle program;
+      const char* text = request.source.c_str();
+      const std::size_t length = request.source.size();
+      cl_int status = CL_SUCCESS;
+      program.handle = clCreateProgramWithSource(context_for(ref.device), 1, &text, &length, &status);
+      check(status, "clCreateProgramWithSource");
+      build_program(program.handle, ref.device, request, result);
+    } catch (const std::exception& e) {
+      cacheable = false;  // the runtime failed, not the source: try again next time
+      result.ok = false;
+      append_line(result.log, std::string("kforge: ") + e.what());
+    }
+    return result;
+  }
+
+  // Caller holds mutex_.
+  cl_context context_for(cl_device_id device) {
+    if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
+    cl_int status = CL_SUCCESS;
+    cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+    check(status, "clCreateContext");
+    contexts_[device] = context;
+    return context;
+  }
+
+  std::mutex mutex_;
+  std::map<cl_device_id, cl_context> contexts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_opencl_backend() { return std::make_unique<OpenClBackend>(); }
+
+}  // namespace kforge
