@@ -1,0 +1,5 @@
+#pragma once
+
+namespace kforge {
+int run_cli(int argc, char** argv);
+}

@@ -1,0 +1,80 @@
+// `kforge bench TASK`: compile, verify and time one kernel configuration.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/task_options.h"
+#include "util/files.h"
+
+namespace kforge::cli {
+namespace {
+struct BenchArgs {
+  std::string path;
+  std::vector<std::string> params;
+  std::string source;
+  bool json = false;
+  EvalFlags eval;
+};
+
+void print_human(const Task& task, const DeviceSummary& device, const EvalResult& result) {
+  const auto& c = result.compile;
+  fmt::print("task        {} ({}) on {}\n", task.name, to_string(task.kernel.language),
+             device.info.value("name", std::string("?")));
+  fmt::print("compile     {:.3f} s{}{}\n", c.seconds, c.cache_hit ? " (cached)" : "",
+             c.registers >= 0 ? fmt::format(", {} registers, {} B shared, {} B spilled", c.registers,
+                                            std::max(c.shared_bytes, 0), std::max(c.spill_bytes, 0))
+                              : "");
+  if (result.status != EvalStatus::Correct) {
+    fmt::print("status      {}: {}\n", to_string(result.status), result.message);
+    return;
+  }
+  fmt::print("correct     yes: {} checks over {} sizes, max abs err {:.3g}, max rel err {:.3g}\n",
+             result.checks.size(), task.sizes.size(), result.max_abs_err, result.max_rel_err);
+  const TimingStats& t = *result.timing;
+  fmt::print("latency     median {:.4f} ms, spread {:.2f}% (min {:.4f} ms, {} samples, CI ±{:.2f}%)\n", t.median_ms,
+             100 * t.spread, t.min_ms, t.samples, 100 * t.rel_ci);
+  std::string fraction;
+  if (device.copy_gbps > 0) fraction = fmt::format(" = {:.0f}% of measured copy bandwidth {:.1f} GB/s",
+                                                   100 * result.gbps / device.copy_gbps, device.copy_gbps);
+  fmt::print("throughput  {:.1f} GB/s{}\n", result.gbps, fraction);
+  if (result.gflops > 0) fmt::print("compute     {:.1f} GFLOP/s\n", result.gflops);
+}
+}  // namespace
+
+Action add_bench(CLI::App& app) {
+  auto* sub = app.add_subcommand("bench", "Compile, verify and time a task's kernel");
+  auto args = std::make_shared<BenchArgs>();
+  sub->add_option("task", args->path, "Manifest, task folder or kernel file")->required();
+  sub->add_option("-p,--param", args->params, "Tunable value NAME=VALUE (repeatable)");
+  sub->add_option("--source", args->source, "Benchmark this source instead of the task's");
+  sub->add_flag("--json", args->json, "Machine-readable output");
+  add_eval_flags(*sub, args->eval);
+  return [args] {
+    int failures = 0;
+    nlohmann::json all = nlohmann::json::array();
+    for (Task& task : load_tasks(args->path)) {
+      Evaluator evaluator(task, eval_options(args->eval, task.kernel.language));
+      KernelVariant variant = evaluator.baseline_variant();
+      variant.params = parse_param_overrides(task, args->params);
+      if (!args->source.empty()) variant.source = read_file(args->source);
+      const EvalResult result = evaluator.evaluate(variant);
+      const DeviceSummary device = evaluator.device();
+      if (args->json) {
+        nlohmann::json entry = metrics_json(result);
+        entry["task"] = task.name;
+        entry["compile"] = compile_stats_json(result.compile);
+        entry["device"] = device.info;
+        entry["copy_gbps"] = device.copy_gbps;
+        all.push_back(entry);
+      } else {
+        print_human(evaluator.task(), device, result);
+      }
+      failures += result.status == EvalStatus::Correct ? 0 : 1;
+    }
+    if (args->json) fmt::print("{}\n", all.dump(2));
+    return failures == 0 ? 0 : 1;
+  };
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,60 @@
+#include "cli/task_options.h"
+
+#include <algorithm>
+
+#include "task/manifest_search.h"
+
+namespace kforge::cli {
+
+void add_eval_flags(CLI::App& sub, EvalFlags& flags) {
+  sub.add_option("--timeout", flags.timeout_s, "Seconds a kernel may run per check before it counts as hung")
+      ->capture_default_str();
+  sub.add_option("--max-seconds", flags.max_seconds, "Time cap of one timing measurement")->capture_default_str();
+  sub.add_option("--seeds", flags.seeds, "Fresh random inputs per problem size")->capture_default_str();
+  sub.add_flag("--no-flush", flags.no_flush, "Do not evict the cache between timed launches");
+  sub.add_option("--device", flags.device, "Device index")->capture_default_str();
+}
+
+EvalOptions eval_options(const EvalFlags& flags, Language language) {
+  EvalOptions options;
+  options.device_index = flags.device;
+  options.check_seeds = flags.seeds;
+  options.check_timeout_s = flags.timeout_s;
+  options.time_timeout_s = std::max(60.0, flags.max_seconds * 10 + flags.timeout_s);
+  options.timing.max_seconds = flags.max_seconds;
+  options.timing.flush_cache = !flags.no_flush;
+  // OpenCL on the CPU shares our memory: cap the worker's address space (16 GiB) so a
+  // runaway kernel fails alone. CUDA reserves huge virtual ranges, so it runs uncapped.
+  if (language == Language::OpenCL) options.limits.memory_bytes = std::int64_t{16} << 30;
+  return options;
+}
+
+std::vector<Task> load_tasks(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error(path.string() + ": no such file or folder");
+  const auto manifests = find_manifests(path);
+  if (manifests.empty())
+    throw std::runtime_error(path.string() + ": no kforge.toml found; run `kforge init <kernel file>` to draft one");
+  std::vector<Task> tasks;
+  for (const auto& manifest : manifests) tasks.push_back(load_task(manifest));
+  return tasks;
+}
+
+ParamValues parse_param_overrides(const Task& task, const std::vector<std::string>& assignments) {
+  ParamValues params = task.default_params();
+  for (const auto& assignment : assignments) {
+    const auto eq = assignment.find('=');
+    const std::string name = assignment.substr(0, eq);
+    const auto param = std::find_if(task.params.begin(), task.params.end(),
+                                    [&](const TunableParam& p) { return p.name == name; });
+    if (eq == std::string::npos || param == task.params.end())
+      throw std::runtime_error("--param " + assignment + ": not NAME=VALUE of a tunable in " +
+                               task.manifest_path.string());
+    params[name] = std::stoll(assignment.substr(eq + 1));
+  }
+  if (!satisfies_constraints(task, params, task.sizes.front().vars))
+    throw std::runtime_error("parameters violate a constraint in " + task.manifest_path.string());
+  return params;
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,220 @@
+#include "eval/host_buffer.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <regex>
+
+namespace kforge {
+namespace {
+
+template <typename T>
+T load(const std::vector<std::byte>& bytes, std::int64_t index) {
+  T value;
+  std::memcpy(&value, bytes.data() + index * sizeof(T), sizeof(T));
+  return value;
+}
+
+template <typename T>
+void store(std::vector<std::byte>& bytes, std::int64_t index, T value) {
+  std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
+}
+
+struct Distribution {
+  std::string kind;
+  double a = 0;
+  double b = 0;
+};
+
+Distribution parse_distribution(const std::string& text) {
+  static const std::regex with_args(R"(\s*(\w+)\s*\(\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*\)\s*)");
+  static const std::regex bare(R"(\s*(\w+)\s*(\(\s*\))?\s*)");
+  std::smatch match;
+  if (std::regex_match(text, match, with_args)) {
+    return {match[1], std::stod(match[2]), std::stod(match[3])};
+  }
+  if (std::regex_match(text, match, bare)) return {match[1], 0, 0};
+  throw TaskError("init '" + text + "': cannot parse; use uniform(a,b), normal(mean,std), randint(a,b), ones or arange");
+}
+
+}  // namespace
+
+std::uint16_t float_to_half(float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t sign = (bits >> 16) & 0x8000u;
+  const std::uint32_t exponent = (bits >> 23) & 0xffu;
+  std::uint32_t mantissa = bits & 0x7fffffu;
+  if (exponent == 0xff) return static_cast<std::uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
+  const int half_exponent = static_cast<int>(exponent) - 127 + 15;
+  if (half_exponent >= 31) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow → inf
+  if (half_exponent <= 0) {
+    if (half_exponent < -10) return static_cast<std::uint16_t>(sign);  // underflow → 0
+    mantissa |= 0x800000u;
+    const int shift = 14 - half_exponent;
+    std::uint32_t half_mantissa = mantissa >> shift;
+    const std::uint32_t remainder = mantissa & ((1u << shift) - 1);
+    const std::uint32_t halfway = 1u << (shift - 1);
+    if (remainder > halfway || (remainder == halfway && (half_mantissa & 1u))) ++half_mantissa;
+    return static_cast<std::uint16_t>(sign | half_mantissa);
+  }
+  std::uint32_t result = sign | (static_cast<std::uint32_t>(half_exponent) << 10) | (mantissa >> 13);
+  const std::uint32_t remainder = mantissa & 0x1fffu;
+  if (remainder > 0x1000u || (remainder == 0x1000u && (result & 1u))) ++result;  // may carry into exp: fine
+  return static_cast<std::uint16_t>(result);
+}
+
+float half_to_float(std::uint16_t half) {
+  const std::uint32_t sign = (half & 0x8000u) << 16;
+  const std::uint32_t exponent = (half >> 10) & 0x1fu;
+  std::uint32_t mantissa = half & 0x3ffu;
+  std::uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mantissa <<= 1;
+      } while ((mantissa & 0x400u) == 0);
+      bits = sign | (static_cast<std::uint32_t>(127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13);
+    }
+  } else if (exponent == 31) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+std::uint16_t float_to_bf16(float value) {
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  if (std::isnan(value)) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>(bits >> 16);
+}
+
+float bf16_to_float(std::uint16_t bits) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
+
+double HostBuffer::get(std::int64_t index) const {
+  switch (dtype) {
+    case DType::F16: return half_to_float(load<std::uint16_t>(bytes, index));
+    case DType::BF16: return bf16_to_float(load<std::uint16_t>(bytes, index));
+    case DType::F32: return load<float>(bytes, index);
+    case DType::F64: return load<double>(bytes, index);
+    case DType::I8: return load<std::int8_t>(bytes, index);
+    case DType::U8: return load<std::uint8_t>(bytes, index);
+    case DType::I32: return load<std::int32_t>(bytes, index);
+    case DType::U32: return load<std::uint32_t>(bytes, index);
+    case DType::I64: return static_cast<double>(load<std::int64_t>(bytes, index));
+  }
+  return 0;
+}
+
+void HostBuffer::set(std::int64_t index, double value) {
+  switch (dtype) {
+    case DType::F16: store(bytes, index, float_to_half(static_cast<float>(value))); break;
+    case DType::BF16: store(bytes, index, float_to_bf16(static_cast<float>(value))); break;
+    case DType::F32: store(bytes, index, static_cast<float>(value)); break;
+    case DType::F64: store(bytes, index, value); break;
+    case DType::I8: store(bytes, index, static_cast<std::int8_t>(value)); break;
+    case DType::U8: store(bytes, index, static_cast<std::uint8_t>(value)); break;
+    case DType::I32: store(bytes, index, static_cast<std::int32_t>(value)); break;
+    case DType::U32: store(bytes, index, static_cast<std::uint32_t>(value)); break;
+    case DType::I64: store(bytes, index, static_cast<std::int64_t>(value)); break;
+  }
+}
+
+HostBuffer make_buffer(DType dtype, std::int64_t count) {
+  HostBuffer buffer;
+  buffer.dtype = dtype;
+  buffer.count = count;
+  buffer.bytes.resize(static_cast<std::size_t>(count) * dtype_size(dtype));
+  return buffer;
+}
+
+void fill_random(HostBuffer& buffer, const std::string& distribution, std::uint64_t seed) {
+  const Distribution dist = parse_distribution(distribution);
+  std::mt19937_64 rng(seed);
+  auto fill = [&](auto&& next) {
+    for (std::int64_t i = 0; i < buffer.count; ++i) buffer.set(i, next(i));
+  };
+  if (dist.kind == "uniform") {
+    std::uniform_real_distribution<double> uniform(dist.a, dist.b);
+    fill([&](std::int64_t) { return uniform(rng); });
+  } else if (dist.kind == "normal") {
+    std::normal_distribution<double> normal(dist.a, dist.b);
+    fill([&](std::int64_t) { return normal(rng); });
+  } else if (dist.kind == "randint") {
+    std::uniform_int_distribution<std::int64_t> uniform(static_cast<std::int64_t>(dist.a),
+                                                       static_cast<std::int64_t>(dist.b));
+    fill([&](std::int64_t) { return static_cast<double>(uniform(rng)); });
+  } else if (dist.kind == "ones") {
+    fill([](std::int64_t) { return 1.0; });
+  } else if (dist.kind == "zeros") {
+    fill([](std::int64_t) { return 0.0; });
+  } else if (dist.kind == "arange") {
+    fill([](std::int64_t i) { return static_cast<double>(i); });
+  } else {
+    throw TaskError("init '" + distribution + "': unknown distribution '" + dist.kind +
+                    "'; use uniform(a,b), normal(mean,std), randint(a,b), ones or arange");
+  }
+}
+
+void poison(HostBuffer& buffer) {
+  if (is_floating(buffer.dtype)) {
+    for (std::int64_t i = 0; i < buffer.count; ++i) buffer.set(i, std::numeric_limits<double>::quiet_NaN());
+  } else {
+    // 0xA5 bytes: a value no kernel writes by accident and no reference produces for our inputs.
+    std::memset(buffer.bytes.data(), 0xA5, buffer.bytes.size());
+  }
+}
+
+std::uint64_t checksum(const HostBuffer& buffer) {
+  return XXH3_64bits(buffer.bytes.data(), buffer.bytes.size());
+}
+
+Comparison compare(const HostBuffer& actual, const HostBuffer& expected, const Tolerance& tolerance) {
+  Comparison result;
+  const std::int64_t count = std::min(actual.count, expected.count);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double a = actual.get(i);
+    const double e = expected.get(i);
+    bool ok;
+    double abs_err = 0;
+    if (std::isnan(e)) {
+      ok = std::isnan(a);
+    } else if (std::isnan(a) || std::isinf(a) != std::isinf(e)) {
+      ok = false;
+      abs_err = std::numeric_limits<double>::infinity();
+    } else if (std::isinf(e)) {
+      ok = a == e;
+    } else {
+      abs_err = std::fabs(a - e);
+      ok = abs_err <= tolerance.atol + tolerance.rtol * std::fabs(e);
+    }
+    if (std::isfinite(abs_err)) result.max_abs_err = std::max(result.max_abs_err, abs_err);
+    if (std::fabs(e) > 0 && std::isfinite(abs_err))
+      result.max_rel_err = std::max(result.max_rel_err, abs_err / std::fabs(e));
+    if (!ok) {
+      if (result.mismatches == 0) {
+        result.first_mismatch = i;
+        result.first_actual = a;
+        result.first_expected = e;
+      }
+      ++result.mismatches;
+      result.passed = false;
+    }
+  }
+  if (actual.count != expected.count) result.passed = false;
+  return result;
+}
+
+}  // namespace kforge

@@ -1,0 +1,84 @@
+#include "eval/kernel_args.h"
+
+#include "task/expr.h"
+
+namespace kforge {
+namespace {
+bool is_buffer(const ArgSpec& arg) { return arg.role != ArgRole::Scalar; }
+
+KernelArg scalar_arg(const ArgSpec& arg, const Bindings& bindings) {
+  KernelArg value;
+  switch (arg.dtype) {
+    case DType::F32: value.kind = KernelArg::Kind::F32; value.f = eval_expr(arg.value, bindings); break;
+    case DType::F64: value.kind = KernelArg::Kind::F64; value.f = eval_expr(arg.value, bindings); break;
+    case DType::I64: value.kind = KernelArg::Kind::I64; value.i = eval_int(arg.value, bindings); break;
+    default: value.kind = KernelArg::Kind::I32; value.i = eval_int(arg.value, bindings); break;
+  }
+  return value;
+}
+}  // namespace
+
+std::vector<HostBuffer> make_host_args(const Task& task, const Bindings& bindings, std::uint64_t seed) {
+  std::vector<HostBuffer> host;
+  host.reserve(task.args.size());
+  for (std::size_t i = 0; i < task.args.size(); ++i) {
+    const ArgSpec& arg = task.args[i];
+    if (!is_buffer(arg)) {
+      host.push_back(HostBuffer{});
+      continue;
+    }
+    HostBuffer buffer = make_buffer(arg.dtype, element_count(arg, bindings));
+    if (arg.role == ArgRole::Output) {
+      poison(buffer);
+    } else {
+      // Each argument gets its own stream of numbers so equal shapes don't get equal data.
+      fill_random(buffer, arg.init, seed * 0x9E3779B97F4A7C15ull + i + 1);
+    }
+    host.push_back(std::move(buffer));
+  }
+  return host;
+}
+
+ArgBinding bind_args(Device& device, const Task& task, const Bindings& bindings,
+                     const std::vector<HostBuffer>& host) {
+  ArgBinding binding;
+  for (std::size_t i = 0; i < task.args.size(); ++i) {
+    const ArgSpec& arg = task.args[i];
+    if (!is_buffer(arg)) {
+      binding.buffers.push_back(-1);
+      binding.args.push_back(scalar_arg(arg, bindings));
+      continue;
+    }
+    // At least one byte: zero-sized allocations are errors on some platforms.
+    const std::size_t bytes = std::max<std::size_t>(host[i].size_bytes(), 1);
+    const BufferId id = device.alloc(bytes);
+    binding.buffers.push_back(id);
+    if (host[i].size_bytes() > 0) device.upload(id, host[i].bytes.data(), host[i].size_bytes());
+    KernelArg kernel_arg;
+    kernel_arg.kind = KernelArg::Kind::Buffer;
+    kernel_arg.buffer = id;
+    binding.args.push_back(kernel_arg);
+  }
+  return binding;
+}
+
+void release_args(Device& device, const ArgBinding& binding) {
+  for (BufferId id : binding.buffers)
+    if (id >= 0) device.free(id);
+}
+
+LaunchDims launch_dims(const Task& task, const Bindings& bindings) {
+  LaunchDims dims;
+  for (int d = 0; d < 3; ++d) {
+    dims.grid[d] = eval_int(task.launch.grid[d], bindings);
+    dims.block[d] = eval_int(task.launch.block[d], bindings);
+    if (dims.grid[d] <= 0 || dims.block[d] <= 0)
+      throw TaskError(task.manifest_path.string() + ": [launch] dimension " + std::to_string(d) +
+                      " evaluates to grid " + std::to_string(dims.grid[d]) + ", block " +
+                      std::to_string(dims.block[d]) + "; both must be positive for every size");
+  }
+  dims.shared_mem_bytes = eval_int(task.launch.shared_mem, bindings);
+  return dims;
+}
+
+}  // namespace kforge

@@ -1,0 +1,100 @@
+#include "eval/result.h"
+
+#include <array>
+#include <utility>
+
+namespace kforge {
+namespace {
+constexpr std::array<std::pair<EvalStatus, const char*>, 6> kStatusNames{{
+    {EvalStatus::Pending, "pending"},
+    {EvalStatus::CompileError, "compile_error"},
+    {EvalStatus::RuntimeError, "runtime_error"},
+    {EvalStatus::Timeout, "timeout"},
+    {EvalStatus::Incorrect, "incorrect"},
+    {EvalStatus::Correct, "correct"},
+}};
+}  // namespace
+
+std::string to_string(EvalStatus status) {
+  for (const auto& [value, name] : kStatusNames)
+    if (value == status) return name;
+  return "unknown";
+}
+
+std::optional<EvalStatus> parse_eval_status(const std::string& text) {
+  for (const auto& [value, name] : kStatusNames)
+    if (text == name) return value;
+  return std::nullopt;
+}
+
+nlohmann::json to_json(const TimingStats& stats) {
+  return {{"median_ms", stats.median_ms}, {"min_ms", stats.min_ms},   {"mean_ms", stats.mean_ms},
+          {"spread", stats.spread},       {"rel_ci", stats.rel_ci},   {"samples", stats.samples},
+          {"wall_ms", stats.wall_ms}};
+}
+
+TimingStats timing_from_json(const nlohmann::json& json) {
+  TimingStats stats;
+  stats.median_ms = json.value("median_ms", 0.0);
+  stats.min_ms = json.value("min_ms", 0.0);
+  stats.mean_ms = json.value("mean_ms", 0.0);
+  stats.spread = json.value("spread", 0.0);
+  stats.rel_ci = json.value("rel_ci", 0.0);
+  stats.samples = json.value("samples", 0);
+  stats.wall_ms = json.value("wall_ms", 0.0);
+  return stats;
+}
+
+nlohmann::json to_json(const SizeCheck& check) {
+  return {{"size", check.size},
+          {"seed", check.seed},
+          {"passed", check.passed},
+          {"max_abs_err", check.max_abs_err},
+          {"max_rel_err", check.max_rel_err},
+          {"mismatches", check.mismatches},
+          {"message", check.message}};
+}
+
+SizeCheck size_check_from_json(const nlohmann::json& json) {
+  SizeCheck check;
+  check.size = json.value("size", "");
+  check.seed = json.value("seed", std::uint64_t{0});
+  check.passed = json.value("passed", false);
+  check.max_abs_err = json.value("max_abs_err", 0.0);
+  check.max_rel_err = json.value("max_rel_err", 0.0);
+  check.mismatches = json.value("mismatches", std::int64_t{0});
+  check.message = json.value("message", "");
+  return check;
+}
+
+nlohmann::json compile_stats_json(const CompileResult& compiled) {
+  return {{"ok", compiled.ok},
+          {"seconds", compiled.seconds},
+          {"cache_hit", compiled.cache_hit},
+          {"registers", compiled.registers},
+          {"shared_bytes", compiled.shared_bytes},
+          {"local_bytes", compiled.local_bytes},
+          {"spill_bytes", compiled.spill_bytes},
+          {"max_threads_per_block", compiled.max_threads_per_block},
+          {"key", compiled.key}};
+}
+
+nlohmann::json metrics_json(const EvalResult& result) {
+  nlohmann::json json = {{"status", to_string(result.status)},
+                         {"message", result.message},
+                         {"speedup", result.speedup},
+                         {"gbps", result.gbps},
+                         {"gflops", result.gflops},
+                         {"max_abs_err", result.max_abs_err},
+                         {"max_rel_err", result.max_rel_err}};
+  if (result.timing) {
+    json["timing"] = to_json(*result.timing);
+    json["median_ms"] = result.timing->median_ms;
+  }
+  if (result.baseline_timing) json["baseline_timing"] = to_json(*result.baseline_timing);
+  json["checks"] = nlohmann::json::array();
+  for (const auto& check : result.checks) json["checks"].push_back(to_json(check));
+  return json;
+}
+
+}  // namespace kforge

@@ -1,0 +1,69 @@
+// What an evaluation of one kernel variant produces.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "task/task.h"
+
+namespace kforge {
+
+enum class EvalStatus { Pending, CompileError, RuntimeError, Timeout, Incorrect, Correct };
+std::string to_string(EvalStatus status);
+std::optional<EvalStatus> parse_eval_status(const std::string& text);
+
+// A kernel to evaluate: source text plus tunable values and extra compiler options.
+struct KernelVariant {
+  std::string source;
+  ParamValues params;
+  std::vector<std::string> options;
+  std::string kernel;  // entry point; empty = the task's
+};
+
+struct TimingStats {
+  double median_ms = 0;
+  double min_ms = 0;
+  double mean_ms = 0;
+  double spread = 0;        // interquartile range / median
+  double rel_ci = 0;        // half-width of the ~95% confidence interval of the median / median
+  int samples = 0;
+  double wall_ms = 0;       // host wall time per launch incl. full device sync (catches hidden streams)
+};
+
+// Result of running one variant against the reference on one size and seed.
+struct SizeCheck {
+  std::string size;
+  std::uint64_t seed = 0;
+  bool passed = false;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  std::int64_t mismatches = 0;
+  std::string message;  // first failure, in words
+};
+
+struct EvalResult {
+  EvalStatus status = EvalStatus::Pending;
+  std::string message;  // one line: why it failed, or a summary
+  CompileResult compile;
+  std::vector<SizeCheck> checks;
+  std::optional<TimingStats> timing;
+  std::optional<TimingStats> baseline_timing;  // measured in the same worker session
+  double speedup = 0;
+  double gbps = 0;
+  double gflops = 0;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+};
+
+nlohmann::json to_json(const TimingStats& stats);
+TimingStats timing_from_json(const nlohmann::json& json);
+nlohmann::json to_json(const SizeCheck& check);
+SizeCheck size_check_from_json(const nlohmann::json& json);
+nlohmann::json compile_stats_json(const CompileResult& compiled);
+nlohmann::json metrics_json(const EvalResult& result);
+
+}  // namespace kforge

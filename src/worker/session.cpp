@@ -1,0 +1,247 @@
+#include "worker/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "eval/host_buffer.h"
+#include "eval/kernel_args.h"
+#include "util/files.h"
+
+namespace kforge {
+namespace {
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+ParamValues params_from_json(const json& object) {
+  ParamValues params;
+  for (const auto& [name, value] : object.items()) params[name] = value.get<std::int64_t>();
+  return params;
+}
+
+const ProblemSize& find_size(const Task& task, const std::string& name) {
+  for (const auto& size : task.sizes)
+    if (size.name == name) return size;
+  throw TaskError(task.manifest_path.string() + ": no problem size named '" + name + "'");
+}
+
+// Downloads every buffer argument, so outputs can be compared and inputs checksummed.
+std::vector<HostBuffer> download_args(Device& device, const Task& task, const ArgBinding& binding,
+                                      const std::vector<HostBuffer>& shapes) {
+  std::vector<HostBuffer> result = shapes;
+  for (std::size_t i = 0; i < task.args.size(); ++i) {
+    if (binding.buffers[i] < 0 || result[i].size_bytes() == 0) continue;
+    device.download(binding.buffers[i], result[i].bytes.data(), result[i].size_bytes());
+  }
+  return result;
+}
+
+std::string first_mismatch_text(const std::string& arg, const Comparison& comparison) {
+  return "output '" + arg + "': " + std::to_string(comparison.mismatches) + " elements differ; first at [" +
+         std::to_string(comparison.first_mismatch) + "]: got " + std::to_string(comparison.first_actual) +
+         ", expected " + std::to_string(comparison.first_expected);
+}
+}  // namespace
+
+WorkerSession::WorkerSession(Language language, int device_index)
+    : backend_(make_backend(language)), device_(backend_->open_device(device_index)) {}
+
+const Task& WorkerSession::task(const std::string& manifest) {
+  auto it = tasks_.find(manifest);
+  if (it == tasks_.end()) it = tasks_.emplace(manifest, load_task(manifest)).first;
+  return it->second;
+}
+
+WorkerSession::LoadedVariant WorkerSession::load_variant(const json& variant) {
+  LoadedVariant loaded;
+  loaded.params = params_from_json(variant.at("params"));
+  const std::string file = variant.at("binary_file");
+  const std::string entry = variant.at("entry");
+  const std::string key = file + "#" + entry;
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) {
+    CompileResult compiled;
+    compiled.ok = true;
+    compiled.binary = read_file(file);
+    compiled.binary_format = variant.at("format");
+    it = kernels_.emplace(key, device_->load(compiled, entry)).first;
+  }
+  loaded.kernel = it->second;
+  return loaded;
+}
+
+json WorkerSession::handle(const json& request) {
+  const std::string op = request.at("op");
+  if (op == "info") return info();
+  if (op == "check") return check(request);
+  if (op == "time") return time(request);
+  if (op == "bandwidth") return {{"ok", true}, {"copy_gbps", device_->measure_copy_bandwidth()}};
+  return {{"ok", false}, {"error", "unknown request '" + op + "'"}};
+}
+
+json WorkerSession::info() {
+  const DeviceInfo& d = device_->info();
+  return {{"ok", true},
+          {"device",
+           {{"backend", d.backend}, {"name", d.name}, {"arch", d.arch}, {"platform", d.platform},
+            {"compute_units", d.compute_units}, {"global_mem_bytes", d.global_mem_bytes},
+            {"l2_bytes", d.l2_bytes}, {"clock_mhz", d.clock_mhz}, {"is_gpu", d.is_gpu}}}};
+}
+
+json WorkerSession::check(const json& request) {
+  const Task& t = task(request.at("manifest"));
+  const LoadedVariant candidate = load_variant(request.at("variant"));
+  const LoadedVariant reference = load_variant(request.at("reference"));
+  json results = json::array();
+  for (const auto& size_name : request.at("sizes")) {
+    const ProblemSize& size = find_size(t, size_name);
+    for (const auto& seed : request.at("seeds")) {
+      json result = check_one(t, size, seed.get<std::uint64_t>(), candidate, reference);
+      const bool passed = result.value("passed", false);
+      results.push_back(std::move(result));
+      if (!passed) return {{"ok", true}, {"checks", results}};  // first failure is enough
+    }
+  }
+  return {{"ok", true}, {"checks", results}};
+}
+
+json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint64_t seed,
+                              const LoadedVariant& candidate, const LoadedVariant& reference) {
+  json result = {{"size", size.name}, {"seed", seed}, {"passed", false}};
+  const Bindings ref_bindings = bindings_for(t, size, reference.params);
+  const Bindings cand_bindings = bindings_for(t, size, candidate.params);
+  const std::vector<HostBuffer> inputs = make_host_args(t, ref_bindings, seed);
+
+  // Reference first, on its own buffers: the candidate never sees the reference's output.
+  ArgBinding ref_binding = bind_args(*device_, t, ref_bindings, inputs);
+  device_->launch(reference.kernel, ref_binding.args, launch_dims(t, ref_bindings));
+  device_->synchronize();
+  const std::vector<HostBuffer> expected = download_args(*device_, t, ref_binding, inputs);
+  release_args(*device_, ref_binding);
+
+  const std::vector<HostBuffer> cand_inputs = make_host_args(t, cand_bindings, seed);
+  for (std::size_t i = 0; i < t.args.size(); ++i) {
+    if (cand_inputs[i].count != inputs[i].count) {
+      result["message"] = "argument '" + t.args[i].name + "' has a different size under this variant's parameters";
+      return result;
+    }
+  }
+  ArgBinding binding = bind_args(*device_, t, cand_bindings, cand_inputs);
+  device_->launch(candidate.kernel, binding.args, launch_dims(t, cand_bindings));
+  // A full device synchronisation, so work a kernel left on another stream counts too.
+  device_->synchronize();
+  const std::vector<HostBuffer> actual = download_args(*device_, t, binding, cand_inputs);
+  std::string guard_violation;
+  for (std::size_t i = 0; i < t.args.size(); ++i)
+    if (binding.buffers[i] >= 0 && !device_->guards_intact(binding.buffers[i]) && guard_violation.empty())
+      guard_violation = t.args[i].name;
+  release_args(*device_, binding);
+
+  if (!guard_violation.empty()) {
+    result["fault"] = "out_of_bounds";
+    result["message"] = "out-of-bounds write: memory just outside buffer '" + guard_violation + "' was overwritten";
+    return result;
+  }
+  double max_abs = 0, max_rel = 0;
+  std::int64_t mismatches = 0;
+  std::string message;
+  for (std::size_t i = 0; i < t.args.size(); ++i) {
+    const ArgSpec& arg = t.args[i];
+    if (arg.role == ArgRole::Scalar) continue;
+    if (arg.role == ArgRole::Input) {
+      if (checksum(actual[i]) != checksum(cand_inputs[i]) && message.empty())
+        message = "input '" + arg.name + "' was modified by the kernel";
+      continue;
+    }
+    const Comparison comparison = compare(actual[i], expected[i], tolerance_for(t, arg.dtype));
+    max_abs = std::max(max_abs, comparison.max_abs_err);
+    max_rel = std::max(max_rel, comparison.max_rel_err);
+    mismatches += comparison.mismatches;
+    if (!comparison.passed && message.empty()) message = first_mismatch_text(arg.name, comparison);
+  }
+  result["max_abs_err"] = max_abs;
+  result["max_rel_err"] = max_rel;
+  result["mismatches"] = mismatches;
+  result["passed"] = message.empty();
+  result["message"] = message;
+  return result;
+}
+
+json WorkerSession::time(const json& request) {
+  const Task& t = task(request.at("manifest"));
+  const ProblemSize& size = find_size(t, request.at("size"));
+  const TimingConfig config{request.value("warmup_ms", 20.0), request.value("min_samples", 10),
+                            request.value("max_samples", 2000), request.value("max_seconds", 2.0),
+                            request.value("target_rel_ci", 0.01), request.value("flush_cache", true)};
+  const std::uint64_t seed = request.value("seed", std::uint64_t{1});
+
+  struct Timed {
+    std::string id;
+    LoadedVariant variant;
+    ArgBinding binding;
+    LaunchDims dims;
+    std::vector<double> samples;
+    std::vector<double> wall;
+  };
+  std::vector<Timed> timed;
+  for (const auto& v : request.at("variants")) {
+    Timed entry;
+    entry.id = v.at("id");
+    entry.variant = load_variant(v);
+    const Bindings bindings = bindings_for(t, size, entry.variant.params);
+    entry.binding = bind_args(*device_, t, bindings, make_host_args(t, bindings, seed));
+    entry.dims = launch_dims(t, bindings);
+    timed.push_back(std::move(entry));
+  }
+
+  // Warm-up: module load, first-touch and clock ramp-up stay out of the numbers.
+  for (auto& entry : timed) {
+    const auto start = Clock::now();
+    for (int i = 0; i < 3 || ms_since(start) < config.warmup_ms / static_cast<double>(timed.size()); ++i) {
+      device_->launch(entry.variant.kernel, entry.binding.args, entry.dims);
+      device_->synchronize();
+      if (i > 1000) break;
+    }
+  }
+
+  // Interleaved rounds in random order, so drift (clocks, temperature) hits all variants alike.
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> order(timed.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto start = Clock::now();
+  for (int round = 0; round < config.max_samples; ++round) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t index : order) {
+      Timed& entry = timed[index];
+      if (config.flush_cache) device_->flush_cache();
+      entry.samples.push_back(device_->launch_timed(entry.variant.kernel, entry.binding.args, entry.dims));
+      if (round % 8 == 0) {
+        // Host wall time with a full device sync: exposes work hidden on other streams.
+        device_->synchronize();
+        const auto wall_start = Clock::now();
+        device_->launch(entry.variant.kernel, entry.binding.args, entry.dims);
+        device_->synchronize();
+        entry.wall.push_back(ms_since(wall_start));
+      }
+    }
+    const bool all_precise = std::all_of(timed.begin(), timed.end(), [&](const Timed& e) {
+      return precise_enough(summarize(e.samples), config);
+    });
+    if (all_precise || ms_since(start) > config.max_seconds * 1000.0) break;
+  }
+
+  json results = json::array();
+  for (auto& entry : timed) {
+    TimingStats stats = summarize(entry.samples);
+    stats.wall_ms = summarize(entry.wall).median_ms;
+    results.push_back({{"id", entry.id}, {"stats", to_json(stats)}});
+    release_args(*device_, entry.binding);
+  }
+  return {{"ok", true}, {"results", results}};
+}
+
+}  // namespace kforge

@@ -1,0 +1,87 @@
+#include "worker/worker.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "worker/session.h"
+
+namespace kforge {
+namespace {
+using nlohmann::json;
+
+// The protocol owns the real stdout; anything kernels or runtimes print goes to stderr.
+FILE* take_protocol_stream() {
+  const int protocol_fd = ::dup(STDOUT_FILENO);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  return ::fdopen(protocol_fd, "w");
+}
+
+void reply(FILE* out, const json& message) {
+  const std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  std::fputs(line.c_str(), out);
+  std::fflush(out);
+}
+
+struct Options {
+  Language language = Language::OpenCL;
+  int device = 0;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i + 1 < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--backend") {
+      auto language = parse_language(argv[++i]);
+      if (!language) throw std::runtime_error(std::string("unknown backend ") + argv[i]);
+      options.language = *language;
+    } else if (flag == "--device") {
+      options.device = std::stoi(argv[++i]);
+    }
+  }
+  return options;
+}
+}  // namespace
+
+int run_worker(int argc, char** argv) {
+  FILE* out = take_protocol_stream();
+  std::unique_ptr<WorkerSession> session;
+  try {
+    const Options options = parse_options(argc, argv);
+    session = std::make_unique<WorkerSession>(options.language, options.device);
+    reply(out, {{"ok", true}, {"ready", true}});
+  } catch (const std::exception& e) {
+    reply(out, {{"ok", false}, {"error", std::string("worker could not open the device: ") + e.what()}});
+    return 2;
+  }
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    json request;
+    try {
+      request = json::parse(line);
+    } catch (const std::exception& e) {
+      reply(out, {{"ok", false}, {"error", std::string("malformed request: ") + e.what()}});
+      continue;
+    }
+    if (request.value("op", "") == "exit") break;
+    try {
+      reply(out, session->handle(request));
+    } catch (const DeviceError& e) {
+      reply(out, {{"ok", false}, {"error", e.what()}, {"context_lost", e.context_lost}});
+      // A poisoned context makes every later answer wrong: leave and let the orchestrator
+      // start a fresh worker.
+      if (e.context_lost) return 3;
+    } catch (const std::exception& e) {
+      reply(out, {{"ok", false}, {"error", e.what()}});
+    }
+  }
+  return 0;
+}
+
+}  // namespace kforge
