@@ -1,0 +1,671 @@
+#include "task/task.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "task/detect.h"
+#include "task/expr.h"
+#include "util/files.h"
+
+namespace kforge {
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// Enums
+
+namespace {
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> lookup(const std::array<std::pair<Enum, const char*>, N>& table, const std::string& text) {
+  for (const auto& [value, name] : table)
+    if (text == name) return value;
+  return std::nullopt;
+}
+
+template <typename Enum, std::size_t N>
+std::string name_of(const std::array<std::pair<Enum, const char*>, N>& table, Enum value) {
+  for (const auto& [v, name] : table)
+    if (v == value) return name;
+  return "?";
+}
+
+template <typename Enum, std::size_t N>
+std::string all_names(const std::array<std::pair<Enum, const char*>, N>& table) {
+  std::string names;
+  for (const auto& entry : table) names += (names.empty() ? "" : " ") + std::string(entry.second);
+  return names;
+}
+
+constexpr std::array<std::pair<Language, const char*>, 5> kLanguages{{{Language::Cuda, "cuda"},
+                                                                      {Language::OpenCL, "opencl"},
+                                                                      {Language::Hip, "hip"},
+                                                                      {Language::Triton, "triton"},
+                                                                      {Language::PyTorch, "pytorch"}}};
+constexpr std::array<std::pair<DType, const char*>, 9> kDTypes{{{DType::F16, "f16"},
+                                                                {DType::BF16, "bf16"},
+                                                                {DType::F32, "f32"},
+                                                                {DType::F64, "f64"},
+                                                                {DType::I8, "i8"},
+                                                                {DType::U8, "u8"},
+                                                                {DType::I32, "i32"},
+                                                                {DType::U32, "u32"},
+                                                                {DType::I64, "i64"}}};
+constexpr std::array<std::pair<ArgRole, const char*>, 4> kRoles{{{ArgRole::Input, "input"},
+                                                                 {ArgRole::Output, "output"},
+                                                                 {ArgRole::InOut, "inout"},
+                                                                 {ArgRole::Scalar, "scalar"}}};
+
+}  // namespace
+
+std::string to_string(Language language) { return name_of(kLanguages, language); }
+std::string to_string(DType dtype) { return name_of(kDTypes, dtype); }
+std::string to_string(ArgRole role) { return name_of(kRoles, role); }
+std::optional<Language> parse_language(const std::string& text) { return lookup(kLanguages, text); }
+std::optional<DType> parse_dtype(const std::string& text) { return lookup(kDTypes, text); }
+std::optional<ArgRole> parse_role(const std::string& text) { return lookup(kRoles, text); }
+
+std::size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::I8:
+    case DType::U8:
+      return 1;
+    case DType::F16:
+    case DType::BF16:
+      return 2;
+    case DType::F32:
+    case DType::I32:
+    case DType::U32:
+      return 4;
+    case DType::F64:
+    case DType::I64:
+      return 8;
+  }
+  return 0;
+}
+
+bool is_floating(DType dtype) {
+  return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 || dtype == DType::F64;
+}
+
+ParamValues Task::default_params() const {
+  ParamValues values;
+  for (const auto& param : params) values[param.name] = param.default_value;
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manifest loading
+
+namespace {
+
+const char* const kScalarDTypes = "i32 i64 f32 f64";
+const std::set<std::string> kFunctionNames{"ceil_div", "min", "max", "pow2", "log2", "abs"};
+
+bool is_identifier(const std::string& text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) return false;
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+std::string format_bindings(const ParamValues& values) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : values) parts.push_back(name + "=" + std::to_string(value));
+  return join(parts, ", ");
+}
+
+// "uniform(-1,1)" -> {"uniform", {-1, 1}}; nullopt when it is not name(numbers) or a bare name.
+std::optional<std::pair<std::string, std::vector<double>>> parse_call(const std::string& text) {
+  std::size_t open = text.find('(');
+  std::string name = text.substr(0, open);
+  name.erase(name.find_last_not_of(" \t") + 1);
+  if (open == std::string::npos) return std::make_pair(name, std::vector<double>{});
+  if (text.back() != ')') return std::nullopt;
+  std::vector<double> numbers;
+  std::string inside = text.substr(open + 1, text.size() - open - 2);
+  std::size_t begin = 0;
+  while (inside.find_first_not_of(" \t") != std::string::npos && begin <= inside.size()) {
+    std::size_t comma = std::min(inside.find(',', begin), inside.size());
+    std::string part = inside.substr(begin, comma - begin);
+    char* end = nullptr;
+    double value = std::strtod(part.c_str(), &end);
+    if (end == part.c_str() || part.find_first_not_of(" \t", static_cast<std::size_t>(end - part.c_str())) != std::string::npos)
+      return std::nullopt;
+    numbers.push_back(value);
+    begin = comma + 1;
+  }
+  return std::make_pair(name, numbers);
+}
+
+bool is_valid_init(const std::string& init) {
+  auto call = parse_call(init);
+  if (!call) return false;
+  const auto& [name, args] = *call;
+  if (name == "uniform" || name == "normal" || name == "randint") return args.size() == 2;
+  return (name == "ones" || name == "arange") && args.empty();
+}
+
+class ManifestLoader {
+ public:
+  explicit ManifestLoader(const fs::path& manifest_path) : shown_path_(manifest_path.string()) {
+    task_.manifest_path = fs::absolute(manifest_path).lexically_normal();
+    task_.root = task_.manifest_path.parent_path();
+  }
+
+  Task load() {
+    if (!fs::is_regular_file(task_.manifest_path))
+      throw TaskError(shown_path_ + ": no such manifest; run `kforge init KERNEL_SOURCE` to draft one");
+    toml::table root = parse();
+    check_keys(root, {"task", "reference", "args", "launch", "params", "constraints", "tolerance", "sizes", "metrics"},
+               "top level");
+    read_task(require_table(root, "task"));
+    if (auto* reference = root["reference"].as_table()) read_reference(*reference);
+    read_args(root["args"]);
+    read_launch(require_table(root, "launch"));
+    if (root.contains("params")) read_params(require_table(root, "params"));
+    if (root.contains("constraints")) read_constraints(require_table(root, "constraints"));
+    if (root.contains("tolerance")) read_tolerance(require_table(root, "tolerance"));
+    read_sizes(root["sizes"]);
+    if (root.contains("metrics")) read_metrics(require_table(root, "metrics"));
+    check_args_match_kernel();
+    for (const auto& size : task_.sizes) check_expressions(size);
+    return std::move(task_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& where, const std::string& problem) const {
+    throw TaskError(shown_path_ + ": " + where + ": " + problem);
+  }
+
+  toml::table parse() const {
+    try {
+      return toml::parse_file(task_.manifest_path.string());
+    } catch (const toml::parse_error& e) {
+      throw TaskError(shown_path_ + ":" + std::to_string(e.source().begin.line) + ":" +
+                      std::to_string(e.source().begin.column) + ": invalid TOML: " + std::string(e.description()));
+    }
+  }
+
+  // A misspelled key would otherwise be silently ignored and its default used.
+  void check_keys(const toml::table& table, const std::set<std::string>& known, const std::string& where) const {
+    for (const auto& [key, node] : table)
+      if (!known.count(std::string(key.str())))
+        fail(where, "unknown key '" + std::string(key.str()) + "'; known keys: " +
+                        join(std::vector<std::string>(known.begin(), known.end()), " "));
+  }
+
+  const toml::table& require_table(const toml::table& root, const std::string& name) const {
+    const toml::node* node = root.get(name);
+    if (!node) fail("[" + name + "]", "missing; add a [" + name + "] table (see docs/TASK_FORMAT.md)");
+    if (!node->is_table()) fail("[" + name + "]", "must be a table, written [" + name + "]");
+    return *node->as_table();
+  }
+
+  std::optional<std::string> optional_string(const toml::table& table, const std::string& key,
+                                             const std::string& where) const {
+    const toml::node* node = table.get(key);
+    if (!node) return std::nullopt;
+    if (!node->is_string()) fail(where + " '" + key + "'", "must be a string in quotes");
+    return node->as_string()->get();
+  }
+
+  std::string required_string(const toml::table& table, const std::string& key, const std::string& where,
+                              const std::string& fix) const {
+    auto value = optional_string(table, key, where);
+    if (!value || value->empty()) fail(where, "missing '" + key + "'; " + fix);
+    return *value;
+  }
+
+  // Expressions may be written as strings ("n * 4") or plain numbers (256).
+  std::string expression(const toml::node& node, const std::string& where) const {
+    if (auto* s = node.as_string()) {
+      if (s->get().empty()) fail(where, "empty expression; write a number or an expression such as \"n\"");
+      return s->get();
+    }
+    if (auto* i = node.as_integer()) return std::to_string(i->get());
+    if (auto* f = node.as_floating_point()) {
+      std::ostringstream out;
+      out.precision(17);
+      out << f->get();
+      return out.str();
+    }
+    fail(where, "must be an expression string such as \"ceil_div(n, BLOCK)\" or an integer");
+  }
+
+  std::vector<std::string> expression_list(const toml::node& node, const std::string& where) const {
+    if (!node.is_array()) return {expression(node, where)};
+    std::vector<std::string> out;
+    const auto& array = *node.as_array();
+    for (std::size_t i = 0; i < array.size(); ++i)
+      out.push_back(expression(array[i], where + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  std::vector<std::string> string_list(const toml::table& table, const std::string& key, const std::string& where) const {
+    std::vector<std::string> out;
+    const toml::node* node = table.get(key);
+    if (!node) return out;
+    const toml::array* array = node->as_array();
+    if (!array) fail(where + " '" + key + "'", "must be an array of strings, e.g. [\"a\", \"b\"]");
+    for (const auto& item : *array) {
+      if (!item.is_string()) fail(where + " '" + key + "'", "must be an array of strings, e.g. [\"a\", \"b\"]");
+      out.push_back(item.as_string()->get());
+    }
+    return out;
+  }
+
+  fs::path existing_source(const std::string& relative, const std::string& where) const {
+    fs::path path = (task_.root / relative).lexically_normal();
+    if (!fs::is_regular_file(path))
+      fail(where + " source", "'" + relative + "' does not exist (looked for " + path.string() +
+                                  "); give the path relative to the manifest");
+    return path;
+  }
+
+  Language language_of(const toml::table& table, const fs::path& source, const std::string& where,
+                       const std::string& source_text) const {
+    auto name = optional_string(table, "language", where);
+    if (name) {
+      auto language = parse_language(*name);
+      if (!language) fail(where + " language", "unknown language '" + *name + "'; use one of " + all_names(kLanguages));
+      return *language;
+    }
+    auto guessed = language_for_file(source, source_text);
+    if (!guessed) fail(where, "missing 'language' and cannot tell it from '" + source.filename().string() +
+                                  "'; add language = \"cuda\" (or opencl, hip, triton)");
+    return *guessed;
+  }
+
+  // Reads and checks the entry point; without `kernel` the source's only kernel is taken.
+  KernelSource kernel_source(const toml::table& table, const std::string& where,
+                             std::optional<Language> default_language) {
+    KernelSource ks;
+    ks.source = existing_source(required_string(table, "source", where, "add source = \"file.cu\""), where);
+    std::string text = read_file(ks.source);
+    ks.language = default_language && !table.contains("language") ? *default_language
+                                                                    : language_of(table, ks.source, where, text);
+    auto found = detect_kernels_in_source(text, ks.language, ks.source);
+    std::vector<std::string> names;
+    for (const auto& k : found) names.push_back(k.name);
+    auto kernel = optional_string(table, "kernel", where);
+    if (!kernel) {
+      if (found.size() != 1)
+        fail(where, "missing 'kernel'; add kernel = \"<entry point>\"" +
+                        (names.empty() ? std::string() : " (found: " + join(names, ", ") + ")"));
+      kernel = found[0].name;
+    }
+    if (!found.empty() && std::find(names.begin(), names.end(), *kernel) == names.end())
+      fail(where + " kernel", "'" + *kernel + "' is not a kernel in " + ks.source.filename().string() +
+                                  "; found: " + join(names, ", "));
+    auto match = std::find_if(found.begin(), found.end(), [&](const auto& k) { return k.name == *kernel; });
+    if (match != found.end() && where == "[task]") detected_ = *match;
+    ks.kernel = *kernel;
+    return ks;
+  }
+
+  void read_task(const toml::table& table) {
+    check_keys(table, {"name", "language", "source", "kernel", "description", "compile_options"}, "[task]");
+    task_.kernel = kernel_source(table, "[task]", std::nullopt);
+    if (task_.kernel.language == Language::PyTorch)
+      fail("[task] language", "pytorch can only be a [reference]; use cuda, opencl, hip or triton");
+    task_.name = optional_string(table, "name", "[task]").value_or(default_name());
+    task_.description = optional_string(table, "description", "[task]").value_or("");
+    task_.compile_options = string_list(table, "compile_options", "[task]");
+  }
+
+  // "softmax.kforge.toml" -> "softmax"; "kforge.toml" -> its folder's name.
+  std::string default_name() const {
+    std::string file = task_.manifest_path.filename().string();
+    const std::string suffix = ".kforge.toml";
+    if (file.size() > suffix.size() && file.ends_with(suffix)) return file.substr(0, file.size() - suffix.size());
+    return task_.root.filename().string();
+  }
+
+  void read_reference(const toml::table& table) {
+    check_keys(table, {"language", "source", "kernel"}, "[reference]");
+    task_.reference = kernel_source(table, "[reference]", task_.kernel.language);
+  }
+
+  void read_args(const toml::node_view<toml::node> node) {
+    const toml::array* array = node.as_array();
+    if (!array || array->empty())
+      fail("[[args]]", "missing; add one [[args]] table per kernel parameter, in order");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const toml::table* table = (*array)[i].as_table();
+      std::string where = "[[args]] #" + std::to_string(i + 1);
+      if (!table) fail(where, "must be a table, written [[args]]");
+      ArgSpec arg = read_arg(*table, where);
+      if (!names.insert(arg.name).second) fail("[args] '" + arg.name + "'", "duplicate name; names must be unique");
+      task_.args.push_back(std::move(arg));
+    }
+    bool writes = std::any_of(task_.args.begin(), task_.args.end(),
+                              [](const auto& a) { return a.role == ArgRole::Output || a.role == ArgRole::InOut; });
+    if (!writes) fail("[[args]]", "no argument has role \"output\" or \"inout\"; mark the buffers the kernel writes");
+  }
+
+  ArgSpec read_arg(const toml::table& table, const std::string& numbered) const {
+    check_keys(table, {"name", "dtype", "shape", "role", "init", "value"}, numbered);
+    ArgSpec arg;
+    arg.name = required_string(table, "name", numbered, "add name = \"<kernel parameter name>\"");
+    std::string where = "[args] '" + arg.name + "'";
+    std::string dtype = required_string(table, "dtype", where, "add dtype = \"f32\" (or " + all_names(kDTypes) + ")");
+    auto parsed_dtype = parse_dtype(dtype);
+    if (!parsed_dtype) fail(where, "unknown dtype '" + dtype + "'; use one of " + all_names(kDTypes));
+    arg.dtype = *parsed_dtype;
+    std::string role = required_string(table, "role", where, "add role = \"input\" (or output, inout, scalar)");
+    auto parsed_role = parse_role(role);
+    if (!parsed_role) fail(where, "unknown role '" + role + "'; use one of " + all_names(kRoles));
+    arg.role = *parsed_role;
+    if (arg.role == ArgRole::Scalar) {
+      read_scalar(table, where, arg);
+    } else {
+      read_buffer(table, where, arg);
+    }
+    return arg;
+  }
+
+  void read_scalar(const toml::table& table, const std::string& where, ArgSpec& arg) const {
+    static const std::set<DType> scalar_dtypes{DType::I32, DType::I64, DType::F32, DType::F64};
+    if (!scalar_dtypes.count(arg.dtype))
+      fail(where, "dtype '" + to_string(arg.dtype) + "' is not supported for scalars; use one of " + kScalarDTypes);
+    if (table.contains("shape")) fail(where, "scalars have no shape; remove 'shape' or use a buffer role");
+    if (table.contains("init")) fail(where, "scalars have no init; set value = \"<expression>\" instead");
+    const toml::node* value = table.get("value");
+    if (!value) fail(where, "missing 'value'; add value = \"n\" (an expression over sizes and params)");
+    arg.value = expression(*value, where + " value");
+    arg.init.clear();
+  }
+
+  void read_buffer(const toml::table& table, const std::string& where, ArgSpec& arg) const {
+    if (table.contains("value")) fail(where, "'value' is only for role = \"scalar\"; buffers take shape and init");
+    const toml::node* shape = table.get("shape");
+    if (!shape) fail(where, "missing 'shape'; add shape = [\"n\"] (expressions whose product is the element count)");
+    arg.shape = expression_list(*shape, where + " shape");
+    if (arg.shape.empty()) fail(where + " shape", "is empty; list at least one dimension, e.g. [\"n\"]");
+    auto init = optional_string(table, "init", where);
+    if (init && arg.role == ArgRole::Output)
+      fail(where, "init has no effect on outputs (they are poisoned before each run); remove it or use role = \"inout\"");
+    if (init && !is_valid_init(*init))
+      fail(where + " init", "'" + *init + "' is not a known distribution; use uniform(a,b) normal(mean,std) randint(a,b) ones arange");
+    if (arg.role == ArgRole::Output) arg.init.clear();
+    else if (init) arg.init = *init;
+    else if (!is_floating(arg.dtype)) arg.init = "randint(0,100)";
+  }
+
+  void read_launch(const toml::table& table) {
+    check_keys(table, {"grid", "block", "shared_mem"}, "[launch]");
+    read_dims(table, "grid", task_.launch.grid, "add grid = [\"ceil_div(n, BLOCK)\", \"1\", \"1\"] (in blocks)");
+    // Triton picks its own threads per program; every other language needs the block size.
+    if (task_.kernel.language != Language::Triton || table.contains("block"))
+      read_dims(table, "block", task_.launch.block, "add block = [\"BLOCK\", \"1\", \"1\"] (threads per block)");
+    if (const toml::node* shared = table.get("shared_mem")) task_.launch.shared_mem = expression(*shared, "[launch] shared_mem");
+  }
+
+  void read_dims(const toml::table& table, const std::string& key, std::array<std::string, 3>& dims,
+                 const std::string& fix) const {
+    const toml::node* node = table.get(key);
+    std::string where = "[launch] " + key;
+    if (!node) fail("[launch]", "missing '" + key + "'; " + fix);
+    auto list = expression_list(*node, where);
+    if (list.empty() || list.size() > 3) fail(where, "needs 1 to 3 dimensions, got " + std::to_string(list.size()));
+    for (std::size_t d = 0; d < 3; ++d) dims[d] = d < list.size() ? list[d] : "1";
+  }
+
+  void read_params(const toml::table& table) {
+    for (const auto& [key, node] : table) {
+      std::string name(key.str());
+      std::string where = "[params] '" + name + "'";
+      if (!is_identifier(name) || kFunctionNames.count(name))
+        fail(where, "not a usable name; use letters, digits and _ (not a function name)");
+      TunableParam param{name, {}, 0};
+      const toml::array* values = node.as_array();
+      const toml::table* long_form = node.as_table();
+      if (long_form) {
+        check_keys(*long_form, {"values", "default"}, where);
+        values = long_form->get("values") ? long_form->get("values")->as_array() : nullptr;
+      }
+      if (!values) fail(where, "must be a list of integers like [64, 128] or { values = [64, 128], default = 128 }");
+      read_param_values(*values, where, param);
+      param.default_value = param.values.front();
+      if (long_form && long_form->contains("default")) {
+        auto def = long_form->get("default")->value<std::int64_t>();
+        if (!def) fail(where + " default", "must be an integer");
+        if (std::find(param.values.begin(), param.values.end(), *def) == param.values.end())
+          fail(where, "default " + std::to_string(*def) + " is not among its values; add it to values or change default");
+        param.default_value = *def;
+      }
+      task_.params.push_back(std::move(param));
+    }
+  }
+
+  void read_param_values(const toml::array& values, const std::string& where, TunableParam& param) const {
+    if (values.empty()) fail(where, "has no values; list at least one integer");
+    for (const auto& item : values) {
+      if (!item.is_integer()) fail(where, "values must be integers; use numbers like 64, not strings");
+      std::int64_t v = item.as_integer()->get();
+      if (std::find(param.values.begin(), param.values.end(), v) != param.values.end())
+        fail(where, "value " + std::to_string(v) + " is listed twice; remove the duplicate");
+      param.values.push_back(v);
+    }
+  }
+
+  void read_constraints(const toml::table& table) {
+    check_keys(table, {"rules"}, "[constraints]");
+    task_.constraints = string_list(table, "rules", "[constraints]");
+  }
+
+  void read_tolerance(const toml::table& table) {
+    check_keys(table, {"atol", "rtol"}, "[tolerance]");
+    auto number = [&](const char* key) {
+      auto value = table.get(key) ? table.get(key)->value<double>() : std::nullopt;
+      if (!value) fail("[tolerance]", std::string("missing or non-numeric '") + key + "'; set both atol and rtol, e.g. atol = 1e-5");
+      if (*value < 0) fail(std::string("[tolerance] ") + key, "must not be negative");
+      return *value;
+    };
+    task_.tolerance = Tolerance{number("atol"), number("rtol")};
+  }
+
+  void read_sizes(const toml::node_view<toml::node> node) {
+    const toml::array* array = node.as_array();
+    if (!array || array->empty())
+      fail("[[sizes]]", "missing; add at least one [[sizes]] table, e.g. name = \"large\" and n = 1048576");
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      std::string where = "[[sizes]] #" + std::to_string(i + 1);
+      const toml::table* table = (*array)[i].as_table();
+      if (!table) fail(where, "must be a table, written [[sizes]]");
+      task_.sizes.push_back(read_size(*table, where, i));
+    }
+    check_sizes_agree();
+  }
+
+  ProblemSize read_size(const toml::table& table, const std::string& where, std::size_t index) const {
+    ProblemSize size;
+    size.name = optional_string(table, "name", where).value_or("size" + std::to_string(index));
+    for (const auto& [key, node] : table) {
+      std::string var(key.str());
+      if (var == "name") continue;
+      std::string var_where = "[[sizes]] '" + size.name + "' " + var;
+      if (!is_identifier(var) || kFunctionNames.count(var))
+        fail(var_where, "not a usable variable name; use letters, digits and _");
+      if (std::any_of(task_.params.begin(), task_.params.end(), [&](const auto& p) { return p.name == var; }))
+        fail(var_where, "is also a tunable in [params]; rename one of them");
+      try {
+        size.vars[var] = eval_int(expression(node, var_where), {});
+      } catch (const ExprError& e) {
+        fail(var_where, std::string(e.what()) + "; sizes must be integers or constant expressions like \"2**24\"");
+      }
+    }
+    if (size.vars.empty()) fail("[[sizes]] '" + size.name + "'", "defines no variables; add one, e.g. n = 1048576");
+    return size;
+  }
+
+  void check_sizes_agree() const {
+    std::set<std::string> names;
+    const ProblemSize& first = task_.sizes.front();
+    for (const auto& size : task_.sizes) {
+      if (!names.insert(size.name).second) fail("[[sizes]] '" + size.name + "'", "duplicate name; names must be unique");
+      for (const auto& [var, value] : first.vars)
+        if (!size.vars.count(var))
+          fail("[[sizes]] '" + size.name + "'", "missing '" + var + "' which size '" + first.name + "' defines; every size sets the same variables");
+      for (const auto& [var, value] : size.vars)
+        if (!first.vars.count(var))
+          fail("[[sizes]] '" + first.name + "'", "missing '" + var + "' which size '" + size.name + "' defines; every size sets the same variables");
+    }
+  }
+
+  void read_metrics(const toml::table& table) {
+    check_keys(table, {"bytes", "flops"}, "[metrics]");
+    if (const toml::node* bytes = table.get("bytes")) task_.bytes_expr = expression(*bytes, "[metrics] bytes");
+    if (const toml::node* f = table.get("flops")) task_.flops_expr = expression(*f, "[metrics] flops");
+  }
+
+  // The arguments are passed positionally, so their count must match the kernel's parameters.
+  // Triton's tl.constexpr parameters come from [params], not [[args]].
+  void check_args_match_kernel() const {
+    if (!detected_) return;
+    std::vector<std::string> expected;
+    for (const auto& p : detected_->params)
+      if (!p.is_constexpr) expected.push_back(p.name.empty() ? "?" : p.name);
+    if (expected.size() != task_.args.size())
+      fail("[[args]]", std::to_string(task_.args.size()) + " arguments but kernel '" + detected_->name + "' takes " +
+                           std::to_string(expected.size()) + " (" + join(expected, ", ") +
+                           "); list one [[args]] per parameter, in order");
+  }
+
+  // Evaluating every expression once per size with the default params catches unknown names
+  // (also in unevaluated branches, see expr.cpp) and impossible geometry before any compiling.
+  void check_expressions(const ProblemSize& size) const {
+    ParamValues defaults = task_.default_params();
+    Bindings bindings = size.vars;
+    bindings.insert(defaults.begin(), defaults.end());
+    std::string at = " at size '" + size.name + "'";
+    for (const auto& arg : task_.args) {
+      std::string where = "[args] '" + arg.name + "'";
+      if (arg.role == ArgRole::Scalar) {
+        evaluate(where + " value", at, [&] { return is_floating(arg.dtype) ? eval_expr(arg.value, bindings) : double(eval_int(arg.value, bindings)); });
+      }
+      for (std::size_t d = 0; d < arg.shape.size(); ++d) {
+        auto extent = evaluate(where + " shape[" + std::to_string(d) + "]", at, [&] { return double(eval_int(arg.shape[d], bindings)); });
+        if (extent < 0) fail(where + " shape[" + std::to_string(d) + "]", "'" + arg.shape[d] + "' is negative" + at);
+      }
+    }
+    check_dims("grid", task_.launch.grid, bindings, at);
+    check_dims("block", task_.launch.block, bindings, at);
+    auto shared = evaluate("[launch] shared_mem", at, [&] { return double(eval_int(task_.launch.shared_mem, bindings)); });
+    if (shared < 0) fail("[launch] shared_mem", "is negative" + at);
+    for (const auto& rule : task_.constraints) {
+      bool holds = evaluate("[constraints] rules", at, [&] { return double(eval_bool(rule, bindings)); }) != 0;
+      if (!holds)
+        fail("[constraints] rules", "'" + rule + "' is false for the default params (" + format_bindings(defaults) +
+                                        ")" + at + "; change the defaults or the rule");
+    }
+    if (!task_.bytes_expr.empty()) evaluate("[metrics] bytes", at, [&] { return eval_expr(task_.bytes_expr, bindings); });
+    if (!task_.flops_expr.empty()) evaluate("[metrics] flops", at, [&] { return eval_expr(task_.flops_expr, bindings); });
+  }
+
+  void check_dims(const std::string& key, const std::array<std::string, 3>& dims, const Bindings& bindings,
+                  const std::string& at) const {
+    for (std::size_t d = 0; d < 3; ++d) {
+      std::string where = "[launch] " + key + "[" + std::to_string(d) + "]";
+      auto value = evaluate(where, at, [&] { return double(eval_int(dims[d], bindings)); });
+      if (value < 1) fail(where, "'" + dims[d] + "' is " + std::to_string(std::int64_t(value)) + at + "; it must be at least 1");
+    }
+  }
+
+  template <typename F>
+  double evaluate(const std::string& where, const std::string& at, F&& compute) const {
+    try {
+      return compute();
+    } catch (const ExprError& e) {
+      fail(where, e.what() + at);
+    }
+  }
+
+  std::string shown_path_;
+  Task task_;
+  std::optional<DetectedKernel> detected_;
+};
+
+}  // namespace
+
+Task load_task(const fs::path& manifest_path) { return ManifestLoader(manifest_path).load(); }
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for consumers of a task
+
+Bindings bindings_for(const Task& task, const ProblemSize& size, const ParamValues& params) {
+  Bindings bindings = task.default_params();
+  for (const auto& [name, value] : params) bindings[name] = value;
+  for (const auto& [name, value] : size.vars) bindings[name] = value;
+  return bindings;
+}
+
+std::int64_t element_count(const ArgSpec& arg, const Bindings& bindings) {
+  if (arg.role == ArgRole::Scalar) return 1;
+  std::int64_t count = 1;
+  for (const auto& extent : arg.shape) {
+    std::int64_t value = eval_int(extent, bindings);
+    if (value < 0) throw TaskError("argument '" + arg.name + "': shape '" + extent + "' is negative (" + std::to_string(value) + ")");
+    if (__builtin_mul_overflow(count, value, &count))
+      throw TaskError("argument '" + arg.name + "': element count overflows 64 bits");
+  }
+  return count;
+}
+
+bool satisfies_constraints(const Task& task, const ParamValues& params, const Bindings& size_vars) {
+  Bindings bindings = task.default_params();
+  for (const auto& [name, value] : params) bindings[name] = value;
+  for (const auto& [name, value] : size_vars) bindings[name] = value;
+  return std::all_of(task.constraints.begin(), task.constraints.end(),
+                     [&](const std::string& rule) { return eval_bool(rule, bindings); });
+}
+
+Tolerance tolerance_for(const Task& task, DType dtype) {
+  if (task.tolerance) return *task.tolerance;
+  switch (dtype) {
+    case DType::F16:
+      return {1e-2, 1e-2};
+    case DType::BF16:
+      return {2e-2, 2e-2};
+    case DType::F32:
+      return {1e-4, 1e-4};
+    case DType::F64:
+      return {1e-9, 1e-9};
+    case DType::I8:
+    case DType::U8:
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+      return {0, 0};
+  }
+  return {0, 0};
+}
+
+// Without a manifest formula: each buffer is moved once, an inout buffer twice (read and written).
+double bytes_moved(const Task& task, const Bindings& bindings) {
+  if (!task.bytes_expr.empty()) return eval_expr(task.bytes_expr, bindings);
+  double total = 0;
+  for (const auto& arg : task.args) {
+    if (arg.role == ArgRole::Scalar) continue;
+    double bytes = static_cast<double>(element_count(arg, bindings)) * static_cast<double>(dtype_size(arg.dtype));
+    total += arg.role == ArgRole::InOut ? 2 * bytes : bytes;
+  }
+  return total;
+}
+
+std::optional<double> flops(const Task& task, const Bindings& bindings) {
+  if (task.flops_expr.empty()) return std::nullopt;
+  return eval_expr(task.flops_expr, bindings);
+}
+
+}  // namespace kforge
