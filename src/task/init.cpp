@@ -58,7 +58,7 @@ struct Draft {
 
 // Triton signatures carry no types, so the role of a pointer is guessed from its name.
 bool looks_like_output(const std::string& name) {
-  static const std::regex output_words("out|dst|res|result|^y_|^c_ptr|^z_");
+  static const std::regex output_words("out|dst|result");
   return std::regex_search(name, output_words);
 }
 

@@ -128,6 +128,7 @@ std::optional<std::pair<std::string, std::vector<double>>> parse_call(const std:
   std::size_t open = text.find('(');
   std::string name = text.substr(0, open);
   name.erase(name.find_last_not_of(" \t") + 1);
+  name.erase(0, name.find_first_not_of(" \t"));
   if (open == std::string::npos) return std::make_pair(name, std::vector<double>{});
   if (text.back() != ')') return std::nullopt;
   std::vector<double> numbers;
