@@ -202,7 +202,14 @@ bool looks_like_kernel(std::string_view code) {
   for (auto at = code.find("kernel"); at != std::string_view::npos; at = code.find("kernel", at + 1)) {
     const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(code[at - 1])) ||
                                          code[at - 1] == '_');
-    if (word_start && text::trim(code.substr(at + 6, 6)).substr(0, 4) == "void") return true;
+    if (!word_start) continue;
+    std::size_t next = at + 6;
+    const std::size_t gap_start = next;
+    while (next < code.size() && std::isspace(static_cast<unsigned char>(code[next]))) ++next;
+    const bool followed_by_void =
+        next > gap_start && code.substr(next, 4) == "void" &&
+        (next + 4 == code.size() || std::isspace(static_cast<unsigned char>(code[next + 4])));
+    if (followed_by_void) return true;
   }
   return false;
 }
