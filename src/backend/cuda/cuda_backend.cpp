@@ -138,6 +138,14 @@ CompileResult run_nvrtc(const CompileRequest& request, const std::string& arch, 
 
 class CudaBackend final : public Backend {
  public:
+  ~CudaBackend() override {
+    const cuda::Driver& loaded = cuda::driver();
+    for (const auto& [index, context] : contexts_) {
+      CUdevice device = 0;
+      if (loaded.cuDeviceGet_(&device, index) == CUDA_SUCCESS) loaded.cuDevicePrimaryCtxRelease_(device);
+    }
+  }
+
   std::string name() const override { return "cuda"; }
   Language language() const override { return Language::Cuda; }
 
@@ -237,7 +245,7 @@ class CudaBackend final : public Backend {
     result.max_threads_per_block = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   }
 
-  // Retained once per device and kept for the process lifetime (released by driver teardown).
+  // Retained once per device while this backend lives.
   CUcontext primary_context(int device_index) {
     if (auto found = contexts_.find(device_index); found != contexts_.end()) return found->second;
     const cuda::Driver& loaded = cuda::driver();
