@@ -14,20 +14,20 @@ namespace kforge::cuda {
 // cuGetProcAddress for the header's CUDA_VERSION, which returns the variant whose ABI matches
 // cuda.h (cuda.h #defines e.g. cuMemAlloc to cuMemAlloc_v2 and cuEventElapsedTime to
 // cuEventElapsedTime_v2). When that fails, the header-mapped symbol is looked up with dlsym.
-#define KFORGE_CUDA_DRIVER_FUNCTIONS(X)                                                       \
-  X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)                 \
-  X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                     \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc)           \
-  X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD32Async)       \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute)          \
-  X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuStreamCreate) X(cuStreamDestroy)                \
-  X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                  \
-  X(cuEventSynchronize) X(cuEventElapsedTime)
+#define KFORGE_CUDA_DRIVER_FUNCTIONS(X)                                                   \
+  X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)             \
+  X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                 \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc)       \
+  X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD8)         \
+  X(cuMemsetD32Async) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)        \
+  X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuStreamCreate)         \
+  X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy)            \
+  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
 
-#define KFORGE_NVRTC_FUNCTIONS(X)                                                             \
-  X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)         \
-  X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcGetCUBINSize) \
-  X(nvrtcGetCUBIN) X(nvrtcAddNameExpression) X(nvrtcGetLoweredName)
+#define KFORGE_NVRTC_FUNCTIONS(X)                                                         \
+  X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)     \
+  X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog)                  \
+  X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcAddNameExpression) X(nvrtcGetLoweredName)
 
 #define KFORGE_DECLARE_POINTER(name) decltype(&::name) name##_ = nullptr;
 

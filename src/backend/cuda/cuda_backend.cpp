@@ -216,24 +216,27 @@ class CudaBackend final : public Backend {
     std::lock_guard lock(context_mutex_);
     try {
       cuda::check(loaded.cuCtxSetCurrent_(primary_context(device_index)), "cuCtxSetCurrent");
-      CUmodule module = nullptr;
-      cuda::check(loaded.cuModuleLoadData_(&module, result.binary.data()), "cuModuleLoadData");
-      read_function_attributes(module, result);
-      loaded.cuModuleUnload_(module);
+      LoadedModule module;
+      cuda::check(loaded.cuModuleLoadData_(&module.handle, result.binary.data()), "cuModuleLoadData");
+      read_function_attributes(module.handle, result);
     } catch (const std::exception& e) {
       append_line(result.log, std::string("kforge: no driver resource stats: ") + e.what());
     }
   }
 
+  // Unloads a module on every path out of a scope.
+  struct LoadedModule {
+    CUmodule handle = nullptr;
+    ~LoadedModule() {
+      if (handle) cuda::driver().cuModuleUnload_(handle);
+    }
+  };
+
   static void read_function_attributes(CUmodule module, CompileResult& result) {
     const cuda::Driver& loaded = cuda::driver();
     const std::string symbol = result.lowered_name.empty() ? result.kernel : result.lowered_name;
     CUfunction function = nullptr;
-    const CUresult found = loaded.cuModuleGetFunction_(&function, module, symbol.c_str());
-    if (found != CUDA_SUCCESS) {
-      loaded.cuModuleUnload_(module);
-      cuda::check(found, "cuModuleGetFunction");
-    }
+    cuda::check(loaded.cuModuleGetFunction_(&function, module, symbol.c_str()), "cuModuleGetFunction");
     auto get = [&](CUfunction_attribute attribute) {
       int value = -1;
       if (loaded.cuFuncGetAttribute_(&value, attribute, function) != CUDA_SUCCESS) return -1;
