@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <ctime>
 #include <mutex>
 
@@ -59,6 +60,17 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return bytes;
 }
 
+std::string local_no_proxy_list() {
+  std::string list = "localhost,127.0.0.1,::1";
+  for (const char* name : {"NO_PROXY", "no_proxy"}) {
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') {
+      list += ",";
+      list += value;
+    }
+  }
+  return list;
+}
+
 }  // namespace
 
 std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value) {
@@ -106,6 +118,10 @@ HttpResponse http_post(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // any encoding curl can decode
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "kforge/0.1");
+  // A model server on this machine must not be sent through an HTTP(S)_PROXY from the
+  // environment. Setting NOPROXY replaces the no_proxy variable, so keep its entries.
+  const std::string no_proxy = local_no_proxy_list();
+  curl_easy_setopt(curl, CURLOPT_NOPROXY, no_proxy.c_str());
 
   const CURLcode code = curl_easy_perform(curl);
   long status = 0;
