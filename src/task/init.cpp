@@ -142,7 +142,8 @@ std::optional<std::int64_t> max_threads(const DetectedKernel& kernel) {
   return std::nullopt;
 }
 
-// The tunable block size: BLOCK for C-family kernels, the first tl.constexpr for Triton.
+// The tunable block size: BLOCK for C-family kernels, the first tl.constexpr for Triton
+// (none when a Triton kernel has no tl.constexpr).
 struct BlockParam {
   std::string name = "BLOCK";
   std::vector<std::int64_t> values{128, 256, 512};
@@ -155,7 +156,8 @@ BlockParam block_param(const DetectedKernel& kernel) {
     block.values = {256, 512, 1024};
     block.default_value = 1024;
     auto constexpr_param = std::find_if(kernel.params.begin(), kernel.params.end(), [](const auto& p) { return p.is_constexpr; });
-    if (constexpr_param != kernel.params.end()) block.name = constexpr_param->name;
+    // Without a tl.constexpr there is nothing to tune: one program per element.
+    block.name = constexpr_param != kernel.params.end() ? constexpr_param->name : "";
     return block;
   }
   // -D BLOCK=... must not collide with a name the kernel itself declares.
@@ -204,6 +206,10 @@ void write_args(std::ostringstream& out, const Draft& draft) {
 
 void write_launch_and_params(std::ostringstream& out, const DetectedKernel& kernel, const BlockParam& block) {
   out << "[launch]\n";
+  if (block.name.empty()) {
+    out << "grid = [\"n\", \"1\", \"1\"]\n\n";
+    return;
+  }
   if (kernel.language != Language::Triton) out << "block = [" << quoted(block.name) << ", \"1\", \"1\"]\n";
   out << "grid = [" << quoted("ceil_div(n, " + block.name + ")") << ", \"1\", \"1\"]\n\n";
   out << "[params]  # each becomes -D NAME=VALUE";

@@ -272,8 +272,9 @@ class ManifestLoader {
     return path;
   }
 
+  // `language` if given, else what the file says, else the fallback (the task's, for [reference]).
   Language language_of(const toml::table& table, const fs::path& source, const std::string& where,
-                       const std::string& source_text) const {
+                       const std::string& source_text, std::optional<Language> fallback) const {
     auto name = optional_string(table, "language", where);
     if (name) {
       auto language = parse_language(*name);
@@ -281,6 +282,7 @@ class ManifestLoader {
       return *language;
     }
     auto guessed = language_for_file(source, source_text);
+    if (!guessed) guessed = fallback;
     if (!guessed) fail(where, "missing 'language' and cannot tell it from '" + source.filename().string() +
                                   "'; add language = \"cuda\" (or opencl, hip, triton)");
     return *guessed;
@@ -292,8 +294,7 @@ class ManifestLoader {
     KernelSource ks;
     ks.source = existing_source(required_string(table, "source", where, "add source = \"file.cu\""), where);
     std::string text = read_file(ks.source);
-    ks.language = default_language && !table.contains("language") ? *default_language
-                                                                    : language_of(table, ks.source, where, text);
+    ks.language = language_of(table, ks.source, where, text, default_language);
     auto found = detect_kernels_in_source(text, ks.language, ks.source);
     std::vector<std::string> names;
     for (const auto& k : found) names.push_back(k.name);

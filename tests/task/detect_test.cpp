@@ -285,6 +285,17 @@ TEST(DetectKernels, FolderIsRecursiveAndSorted) {
   EXPECT_EQ(kernels[0].file, dir.path() / "a.cl");
 }
 
+TEST(DetectKernels, HipSourcesByIncludeOrExtension) {
+  testing::TempDir dir;
+  dir.write("a.cpp", "#include <hip/hip_runtime.h>\n__global__ void from_cpp(float* x) {}\n");
+  dir.write("b.hip", "__global__ void from_hip(float* x) {}\n");
+  dir.write("c.cpp", "__global__ void plain_cpp(float* x) {}\n");
+  auto kernels = detect_kernels(dir.path());
+  ASSERT_THAT(names(kernels), ElementsAre("from_cpp", "from_hip"));
+  EXPECT_EQ(kernels[0].language, Language::Hip);
+  EXPECT_EQ(kernels[1].language, Language::Hip);
+}
+
 TEST(DetectKernels, ErrorsForMissingPathAndNonSourceFile) {
   testing::TempDir dir;
   auto text = dir.write("notes.txt", "hello");

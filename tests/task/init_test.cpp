@@ -129,6 +129,15 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
   EXPECT_EQ(task.launch.grid[0], "ceil_div(n, BLOCK_SIZE)");
 }
 
+TEST(DraftManifest, TritonWithoutConstexprLaunchesOneProgramPerElement) {
+  testing::TempDir dir;
+  std::string text;
+  Task task = round_trip(dir, "neg.py", "import triton\n@triton.jit\ndef neg(in_ptr, out_ptr, n):\n    pass\n", &text);
+  EXPECT_TRUE(task.params.empty());
+  EXPECT_EQ(task.launch.grid[0], "n");
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("[params]")));
+}
+
 TEST(DraftManifest, TemplateKernelIsFlagged) {
   testing::TempDir dir;
   auto path = dir.write("t.cu", "template <typename T> __global__ void scale(const T* x, T* y, int n) {}\n");

@@ -203,6 +203,58 @@ TEST_F(ManifestTest, ReferenceKernel) {
   EXPECT_EQ(task.reference->source, dir_.path() / "ref.cu");
 }
 
+TEST_F(ManifestTest, ReferenceLanguageComesFromItsFile) {
+  dir_.write("ref.py", "import torch\n");
+  Task task = load_task(write_manifest(edited("[[args]]", "[reference]\nsource = \"ref.py\"\nkernel = \"forward\"\n\n[[args]]")));
+  EXPECT_EQ(task.reference->language, Language::PyTorch);
+  EXPECT_EQ(task.reference->kernel, "forward");
+}
+
+TEST_F(ManifestTest, TritonArgsExcludeConstexprAndBlockIsOptional) {
+  dir_.write("add.py", R"(
+import triton
+import triton.language as tl
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    pass
+)");
+  std::string text = R"toml(
+[task]
+source = "add.py"
+[[args]]
+name = "x"
+dtype = "f32"
+shape = ["n"]
+role = "input"
+[[args]]
+name = "y"
+dtype = "f32"
+shape = ["n"]
+role = "input"
+[[args]]
+name = "out"
+dtype = "f32"
+shape = ["n"]
+role = "output"
+[[args]]
+name = "n"
+dtype = "i32"
+role = "scalar"
+value = "n"
+[launch]
+grid = ["ceil_div(n, BLOCK_SIZE)"]
+[params]
+BLOCK_SIZE = [1024, 512]
+[[sizes]]
+n = 98432
+)toml";
+  Task task = load_task(write_manifest(text));
+  EXPECT_EQ(task.kernel.language, Language::Triton);
+  EXPECT_EQ(task.kernel.kernel, "add_kernel");
+  EXPECT_EQ(task.default_params(), (ParamValues{{"BLOCK_SIZE", 1024}}));
+  EXPECT_EQ(task.launch.block, (std::array<std::string, 3>{"1", "1", "1"}));
+}
+
 TEST_F(ManifestTest, ToleranceOverridesDefaults) {
   Task task = load_task(write_manifest(edited("[metrics]", "[tolerance]\natol = 1e-5\nrtol = 0\n[metrics]")));
   ASSERT_TRUE(task.tolerance.has_value());
