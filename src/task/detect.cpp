@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <map>
 #include <set>
 
@@ -150,7 +149,7 @@ class CLexer {
     std::size_t begin = pos_;
     while (pos_ < src_.size()) {
       char c = src_[pos_];
-      bool exponent_sign = (c == '+' || c == '-') && std::strchr("eEpP", src_[pos_ - 1]);
+      bool exponent_sign = (c == '+' || c == '-') && std::string_view("eEpP").find(src_[pos_ - 1]) != std::string_view::npos;
       bool separator = c == '\'' && is_identifier_char(peek(1));
       if (!(is_identifier_char(c) || c == '.' || exponent_sign || separator)) break;
       ++pos_;

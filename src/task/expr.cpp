@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -223,24 +224,25 @@ class Parser {
   }
 
   Value call(const std::string& name) {
+    static const std::map<std::string, std::size_t> arities{{"ceil_div", 2}, {"min", 2},  {"max", 2},
+                                                            {"pow2", 1},     {"log2", 1}, {"abs", 1}};
+    auto arity = arities.find(name);
+    if (arity == arities.end()) fail("unknown function '" + name + "'; use ceil_div min max pow2 log2 abs");
     std::vector<Value> args;
     if (!accept(")")) {
       do args.push_back(parse_or());
       while (accept(","));
       expect(')');
     }
-    auto arity = [&](std::size_t n) {
-      if (args.size() != n)
-        fail(name + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + ", got " +
-             std::to_string(args.size()));
-    };
-    if (name == "ceil_div") return arity(2), ceil_div(args[0], args[1]);
-    if (name == "min") return arity(2), pick(args[0], args[1], true);
-    if (name == "max") return arity(2), pick(args[0], args[1], false);
-    if (name == "pow2") return arity(1), power(Value::of_int(2), args[0]);
-    if (name == "log2") return arity(1), log2(args[0]);
-    if (name == "abs") return arity(1), args[0].is_int ? negate_if_negative(args[0]) : Value::of_double(std::fabs(args[0].d));
-    fail("unknown function '" + name + "'; use ceil_div min max pow2 log2 abs");
+    if (args.size() != arity->second)
+      fail(name + "() takes " + std::to_string(arity->second) + " argument" + (arity->second == 1 ? "" : "s") +
+           ", got " + std::to_string(args.size()));
+    if (name == "ceil_div") return ceil_div(args[0], args[1]);
+    if (name == "min") return pick(args[0], args[1], true);
+    if (name == "max") return pick(args[0], args[1], false);
+    if (name == "pow2") return power(Value::of_int(2), args[0]);
+    if (name == "log2") return log2(args[0]);
+    return args[0].is_int ? negate_if_negative(args[0]) : Value::of_double(std::fabs(args[0].d));  // abs
   }
 
   // Arithmetic. Skipped operands (evaluating_ == false) may hold anything, so checks that
