@@ -12,6 +12,8 @@ std::string signature(const DetectedKernel& kernel) {
   std::string text;
   for (const auto& param : kernel.params) {
     if (!text.empty()) text += ", ";
+    if (param.is_const && param.is_pointer) text += "const ";
+    if (param.is_local) text += "__local ";
     text += param.type;
     if (!param.name.empty()) text += " " + param.name;
   }

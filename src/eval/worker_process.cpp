@@ -91,7 +91,7 @@ void WorkerProcess::ensure_started() {
   if (running()) return;
   spawn();
   std::string line;
-  if (!read_line(line, limits_.startup_timeout_s)) {
+  if (read_line(line, limits_.startup_timeout_s) != ReadOutcome::Line) {
     const std::string why = death_description();
     kill();
     throw std::runtime_error("worker " + executable_.string() + " did not start: " + why);
@@ -104,24 +104,24 @@ void WorkerProcess::ensure_started() {
   }
 }
 
-bool WorkerProcess::read_line(std::string& line, double timeout_s) {
+WorkerProcess::ReadOutcome WorkerProcess::read_line(std::string& line, double timeout_s) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     if (const auto newline = buffer_.find('\n'); newline != std::string::npos) {
       line = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
-      return true;
+      return ReadOutcome::Line;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
+    if (left <= 0) return ReadOutcome::TimedOut;
     pollfd fd{from_worker_, POLLIN, 0};
     const int ready = ::poll(&fd, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR) return false;
+    if (ready < 0 && errno != EINTR) return ReadOutcome::Closed;
     if (ready <= 0) continue;
     char chunk[65536];
     const ssize_t n = ::read(from_worker_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;  // EOF: the worker died
+    if (n <= 0) return ReadOutcome::Closed;  // EOF: the worker died
     buffer_.append(chunk, static_cast<std::size_t>(n));
   }
 }
@@ -158,9 +158,8 @@ WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout
     return reply;
   }
   std::string line;
-  if (!read_line(line, timeout_s)) {
-    const bool alive = pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0;
-    if (alive) {
+  if (const ReadOutcome outcome = read_line(line, timeout_s); outcome != ReadOutcome::Line) {
+    if (outcome == ReadOutcome::TimedOut) {
       reply.kind = WorkerReply::Kind::TimedOut;
       reply.message = "timed out after " + std::to_string(static_cast<int>(timeout_s)) + " s";
     } else {

@@ -49,7 +49,8 @@ class WorkerProcess {
   static std::filesystem::path default_executable();
 
  private:
-  bool read_line(std::string& line, double timeout_s);
+  enum class ReadOutcome { Line, Closed, TimedOut };
+  ReadOutcome read_line(std::string& line, double timeout_s);
   std::string death_description();
   void spawn();
 
