@@ -16,6 +16,9 @@
 #define FAST_EXP 0
 #endif
 
+// -infinity without <math.h>: NVRTC has no INFINITY macro
+#define NEG_INF __int_as_float(0xff800000)
+
 #if FAST_EXP
 #define EXP(v) __expf(v)
 #else
@@ -33,7 +36,7 @@ extern "C" __global__ void row_softmax(const float* __restrict__ x, float* __res
   float* yr = y + (valid ? row : 0) * (long long)cols;
 
   // pass 1: row maximum
-  float m = -INFINITY;
+  float m = NEG_INF;
   if (valid)
     for (int c = tx; c < cols; c += BLOCK) m = fmaxf(m, xr[c]);
   red[ty][tx] = m;
