@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "backend/backend.h"
@@ -57,6 +59,9 @@ extern "C" __global__ void before_start(float* out) {
 extern "C" __global__ void wild_write(float* out) {
   float* wild = (float*)0x10;  // unmapped: CUDA_ERROR_ILLEGAL_ADDRESS
   wild[threadIdx.x] = out[0];
+}
+extern "C" __global__ void trap(float* out) {
+  if (out[0] == 0.0f) __trap();  // buffers start zeroed, so this always traps
 }
 extern "C" __global__ void spin(float* out, int iterations) {
   float x = out[threadIdx.x];
@@ -180,6 +185,24 @@ TEST_F(CudaCompileTest, SecondCompileIsACacheHit) {
   EXPECT_EQ(second.registers, first.registers);
 }
 
+// NVRTC programs are independent, and compile-time driver stats share one guarded context.
+TEST_F(CudaCompileTest, ConcurrentCompilesAllSucceed) {
+  std::vector<CompileResult> results(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      CompileRequest request;
+      request.source = kTemplated;
+      request.kernel = "scale<float>";
+      request.defines = {{"VARIANT", std::to_string(t)}};
+      results[t] = backend_->compile(request);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  SKIP_WITHOUT_NVRTC(results[0]);
+  for (const auto& result : results) EXPECT_TRUE(result.ok) << result.log;
+}
+
 TEST_F(CudaCompileTest, ArchitectureComesFromTheEnvironmentWithoutADevice) {
   if (backend_->probe().usable) GTEST_SKIP() << "a CUDA device is present: its arch is used";
   const ScopedEnv arch("KFORGE_CUDA_ARCH", "80");
@@ -254,6 +277,8 @@ TEST_F(CudaDeviceTest, InfoIsSane) {
   EXPECT_GE(info.shared_mem_per_block, 48 * 1024);
   EXPECT_GE(info.max_threads_per_block, 256);
   EXPECT_TRUE(info.is_gpu);
+  std::cout << "[ info ] " << info.name << " " << info.arch << ", " << info.compute_units
+            << " SMs, L2 " << info.l2_bytes << " B, " << info.platform << "\n";
 }
 
 TEST_F(CudaDeviceTest, CompileOnADeviceReportsDriverStats) {
@@ -262,6 +287,9 @@ TEST_F(CudaDeviceTest, CompileOnADeviceReportsDriverStats) {
   EXPECT_EQ(result.arch, device_->info().arch);
   EXPECT_GT(result.registers, 0);
   EXPECT_GT(result.max_threads_per_block, 0);
+  std::cout << "[ info ] vadd: " << result.registers << " registers, " << result.shared_bytes
+            << " B shared, " << result.local_bytes << " B local, max " << result.max_threads_per_block
+            << " threads\n";
 }
 
 TEST_F(CudaDeviceTest, VectorAddComputesTheRightAnswer) {
@@ -335,6 +363,8 @@ TEST_F(CudaDeviceTest, LaunchTimedMeasuresTheKernel) {
       spin, {{KernelArg::Kind::Buffer, buffer}, {KernelArg::Kind::I32, -1, 1000000}}, dims);
   EXPECT_GT(short_ms, 0);
   EXPECT_GT(long_ms, short_ms);
+  std::cout << "[ info ] spin kernel: " << short_ms << " ms (1e3 iterations), " << long_ms
+            << " ms (1e6 iterations)\n";
 }
 
 TEST_F(CudaDeviceTest, DynamicSharedMemoryAbove48KiBWorks) {
@@ -356,6 +386,7 @@ TEST_F(CudaDeviceTest, CopyBandwidthIsPlausible) {
   const double gbps = device_->measure_copy_bandwidth();
   EXPECT_GT(gbps, 10);
   EXPECT_LT(gbps, 20000);
+  std::cout << "[ info ] device-to-device copy: " << gbps << " GB/s (read + write)\n";
 }
 
 TEST_F(CudaDeviceTest, MisuseThrowsWithoutLosingTheContext) {
@@ -380,22 +411,31 @@ TEST_F(CudaDeviceTest, MisuseThrowsWithoutLosingTheContext) {
   device_->synchronize();  // the context still works
 }
 
-// An illegal address poisons the context, so this runs in a fresh child process.
+// Runs `kernel` and exits 0 if synchronize() reports a lost context naming `error`.
+void run_fatal_kernel(Device& device, KernelId kernel, const std::string& error) {
+  const BufferId buffer = device.alloc(64);
+  device.launch(kernel, {{KernelArg::Kind::Buffer, buffer}}, LaunchDims{});
+  try {
+    device.synchronize();
+  } catch (const DeviceError& e) {
+    std::cerr << e.what() << "\n";
+    const bool named = std::string(e.what()).find(error) != std::string::npos;
+    std::exit(e.context_lost && named ? 0 : 2);
+  }
+  std::exit(1);
+}
+
+// A sticky error poisons the context, so these run in a fresh child process.
 TEST_F(CudaDeviceTest, IllegalAddressLosesTheContext) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        const BufferId buffer = device_->alloc(64);
-        device_->launch(load(kFaults, "wild_write"), {{KernelArg::Kind::Buffer, buffer}}, LaunchDims{});
-        try {
-          device_->synchronize();
-        } catch (const DeviceError& e) {
-          const bool named = std::string(e.what()).find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos;
-          std::exit(e.context_lost && named ? 0 : 2);
-        }
-        std::exit(1);
-      },
-      ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(run_fatal_kernel(*device_, load(kFaults, "wild_write"), "CUDA_ERROR_ILLEGAL_ADDRESS"),
+              ::testing::ExitedWithCode(0), "ILLEGAL_ADDRESS");
+}
+
+TEST_F(CudaDeviceTest, TrapLosesTheContext) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(run_fatal_kernel(*device_, load(kFaults, "trap"), "CUDA_ERROR"),
+              ::testing::ExitedWithCode(0), "CUDA_ERROR");
 }
 
 }  // namespace
