@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace kforge::llm {
 namespace {
 
@@ -218,6 +220,29 @@ TEST(ReplyParser, GarbledReplies) {
   EXPECT_EQ(detect_garbled(kKernel + kKernel + "// naïve → fast ✓\n"), "");
   EXPECT_EQ(parse_reply("").garbled, "empty reply");
   EXPECT_EQ(parse_reply("").kind(), ParsedReply::Kind::None);
+}
+
+}  // namespace
+}  // namespace kforge::llm
+
+namespace kforge::llm {
+namespace {
+
+// Random mixtures of the syntax the parser cares about must never crash or throw.
+TEST(ReplyParser, SurvivesRandomReplies) {
+  const std::vector<std::string> pieces = {
+      "```cuda\n", "```\n", "~~~\n", "<<<<<<< SEARCH\n", "=======\n", ">>>>>>> REPLACE\n",
+      "STRATEGY: x\n", "RATIONALE:\n", "1. idea\n", "   more\n", "__global__ void k() {}\n",
+      "kernel void", "\n", "  ", "\xff\xfe", "\r\n", "a();\n", "", "2)", "**"};
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string reply;
+    const int count = static_cast<int>(rng() % 30);
+    for (int i = 0; i < count; ++i) reply += pieces[rng() % pieces.size()];
+    const ParsedReply parsed = parse_reply(reply);
+    const EditApplication applied = apply_edit_blocks(reply, parsed.edits);
+    EXPECT_EQ(applied.applied.size() + applied.failed.size(), parsed.edits.size());
+  }
 }
 
 }  // namespace
