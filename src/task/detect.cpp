@@ -5,25 +5,11 @@
 #include <map>
 #include <set>
 
+#include "task/c_tokenizer.h"
 #include "util/files.h"
 
 namespace kforge {
 namespace {
-
-enum class TokenKind { Identifier, Number, String, Char, Punct, Directive };
-
-struct Token {
-  TokenKind kind;
-  std::string text;
-  int line;
-};
-
-bool is_identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-bool is(const Token& token, std::string_view text) {
-  return token.kind != TokenKind::String && token.kind != TokenKind::Char && token.text == text;
-}
 
 // Joins tokens back into readable text: a space only between two words, after commas and
 // around '='.
@@ -31,167 +17,13 @@ std::string join_tokens(const std::vector<Token>& tokens, std::size_t begin, std
   std::string text;
   auto wordlike = [](const Token& t) { return t.kind != TokenKind::Punct; };
   for (std::size_t i = begin; i < end; ++i) {
-    const bool spaced = i > begin && ((wordlike(tokens[i - 1]) && wordlike(tokens[i])) || is(tokens[i - 1], ",") ||
-                                      is(tokens[i - 1], "=") || is(tokens[i], "="));
+    const bool spaced = i > begin && ((wordlike(tokens[i - 1]) && wordlike(tokens[i])) || is_token(tokens[i - 1], ",") ||
+                                      is_token(tokens[i - 1], "=") || is_token(tokens[i], "="));
     if (spaced) text += ' ';
     text += tokens[i].text;
   }
   return text;
 }
-
-// ---------------------------------------------------------------------------------------------
-// C-family tokenizer (CUDA, HIP, OpenCL C). Comments vanish; string and char literals become
-// single tokens so their contents never look like code; each preprocessor line (continuations
-// joined) becomes one Directive token.
-class CLexer {
- public:
-  explicit CLexer(std::string_view source, int first_line = 1) : src_(source), line_(first_line) {}
-
-  std::vector<Token> run() {
-    while (pos_ < src_.size()) step();
-    return std::move(tokens_);
-  }
-
- private:
-  char peek(std::size_t ahead = 0) const { return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0'; }
-
-  void step() {
-    char c = peek();
-    if (c == '\n') {
-      ++line_;
-      ++pos_;
-      at_line_start_ = true;
-    } else if (c == '\\' && peek(1) == '\n') {  // line splice outside a directive
-      pos_ += 2;
-      ++line_;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      ++pos_;
-    } else if (c == '/' && peek(1) == '/') {
-      skip_line_comment();
-    } else if (c == '/' && peek(1) == '*') {
-      skip_block_comment();
-    } else if (c == '#' && at_line_start_) {
-      read_directive();
-    } else {
-      at_line_start_ = false;
-      read_token(c);
-    }
-  }
-
-  void skip_line_comment() {
-    while (pos_ < src_.size() && src_[pos_] != '\n') {
-      if (src_[pos_] == '\\' && peek(1) == '\n') {  // a spliced // comment continues
-        ++line_;
-        ++pos_;
-      }
-      ++pos_;
-    }
-  }
-
-  void skip_block_comment() {
-    pos_ += 2;
-    while (pos_ < src_.size() && !(src_[pos_] == '*' && peek(1) == '/')) {
-      if (src_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-    pos_ = std::min(pos_ + 2, src_.size());
-  }
-
-  void read_directive() {
-    int start_line = line_;
-    std::string text;
-    while (pos_ < src_.size() && src_[pos_] != '\n') {
-      if (src_[pos_] == '\\' && peek(1) == '\n') {
-        text += ' ';
-        pos_ += 2;
-        ++line_;
-      } else if (src_[pos_] == '/' && peek(1) == '*') {
-        text += ' ';
-        skip_block_comment();
-      } else if (src_[pos_] == '/' && peek(1) == '/') {
-        skip_line_comment();
-      } else {
-        text += src_[pos_++];
-      }
-    }
-    tokens_.push_back({TokenKind::Directive, text, start_line});
-  }
-
-  void read_token(char c) {
-    if (is_identifier_start(c)) return read_identifier_or_prefixed_literal();
-    if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))))
-      return read_number();
-    if (c == '"') return read_quoted('"', TokenKind::String, pos_);
-    if (c == '\'') return read_quoted('\'', TokenKind::Char, pos_);
-    if (c == ':' && peek(1) == ':') return push(TokenKind::Punct, pos_, 2);
-    push(TokenKind::Punct, pos_, 1);
-  }
-
-  void push(TokenKind kind, std::size_t begin, std::size_t length) {
-    tokens_.push_back({kind, std::string(src_.substr(begin, length)), line_});
-    pos_ = begin + length;
-  }
-
-  void read_identifier_or_prefixed_literal() {
-    std::size_t begin = pos_;
-    while (is_identifier_char(peek())) ++pos_;
-    std::string_view word = src_.substr(begin, pos_ - begin);
-    static const std::set<std::string_view> raw_prefixes{"R", "u8R", "uR", "UR", "LR"};
-    static const std::set<std::string_view> prefixes{"u8", "u", "U", "L"};
-    if (peek() == '"' && raw_prefixes.count(word)) return read_raw_string(begin);
-    if (peek() == '"' && prefixes.count(word)) return read_quoted('"', TokenKind::String, begin);
-    if (peek() == '\'' && prefixes.count(word)) return read_quoted('\'', TokenKind::Char, begin);
-    tokens_.push_back({TokenKind::Identifier, std::string(word), line_});
-  }
-
-  // pp-number: digits, letters, '.', digit separators and exponent signs (1'000, 1e-5f, 0x1p+3).
-  void read_number() {
-    std::size_t begin = pos_;
-    while (pos_ < src_.size()) {
-      char c = src_[pos_];
-      bool exponent_sign = (c == '+' || c == '-') && std::string_view("eEpP").find(src_[pos_ - 1]) != std::string_view::npos;
-      bool separator = c == '\'' && is_identifier_char(peek(1));
-      if (!(is_identifier_char(c) || c == '.' || exponent_sign || separator)) break;
-      ++pos_;
-    }
-    tokens_.push_back({TokenKind::Number, std::string(src_.substr(begin, pos_ - begin)), line_});
-  }
-
-  // The literal starts at `begin` (its prefix), the opening quote is at pos_.
-  void read_quoted(char quote, TokenKind kind, std::size_t begin) {
-    int start_line = line_;
-    ++pos_;
-    while (pos_ < src_.size() && src_[pos_] != quote && src_[pos_] != '\n') {
-      if (src_[pos_] == '\\' && pos_ + 1 < src_.size()) {
-        if (src_[pos_ + 1] == '\n') ++line_;
-        ++pos_;
-      }
-      ++pos_;
-    }
-    pos_ = std::min(pos_ + 1, src_.size());  // an unterminated literal ends at the line's end
-    tokens_.push_back({kind, std::string(src_.substr(begin, pos_ - begin)), start_line});
-  }
-
-  // R"delim( ... )delim": nothing inside is special, not even quotes or backslashes.
-  void read_raw_string(std::size_t begin) {
-    int start_line = line_;
-    std::size_t open = src_.find('(', pos_);
-    std::string closing = ")";
-    if (open != std::string_view::npos) closing += std::string(src_.substr(pos_ + 1, open - pos_ - 1)) + "\"";
-    std::size_t close = open == std::string_view::npos ? open : src_.find(closing, open);
-    std::size_t end = close == std::string_view::npos ? src_.size() : close + closing.size();
-    line_ += static_cast<int>(std::count(src_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                                         src_.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-    pos_ = end;
-    tokens_.push_back({TokenKind::String, std::string(src_.substr(begin, end - begin)), start_line});
-  }
-
-  std::string_view src_;
-  std::size_t pos_ = 0;
-  int line_;
-  bool at_line_start_ = true;
-  std::vector<Token> tokens_;
-};
 
 // Splits "#  define NAME body" into its parts; `function_like` when NAME is followed by '('.
 struct Directive {
@@ -247,7 +79,7 @@ std::vector<Token> expand_object_macros(const std::vector<Token>& tokens) {
     if (token.kind == TokenKind::Directive) {
       Directive d = parse_directive(token.text);
       if (d.keyword == "define" && !d.name.empty() && !d.function_like)
-        macros[d.name] = CLexer(d.body, token.line).run();
+        macros[d.name] = tokenize_c(d.body, token.line);
       else if (d.keyword == "undef")
         macros.erase(d.name);
       out.push_back(token);
@@ -260,36 +92,6 @@ std::vector<Token> expand_object_macros(const std::vector<Token>& tokens) {
 
 // ---------------------------------------------------------------------------------------------
 // C-family kernel declarations.
-
-// Index just past the bracket that closes the one at `open` (which must be ( [ { or <).
-std::size_t skip_balanced(const std::vector<Token>& tokens, std::size_t open) {
-  static const std::string opens = "([{<", closes = ")]}>";
-  int depth = 0;
-  for (std::size_t i = open; i < tokens.size(); ++i) {
-    if (tokens[i].kind != TokenKind::Punct) continue;
-    if (opens.find(tokens[i].text) != std::string::npos) ++depth;
-    if (closes.find(tokens[i].text) != std::string::npos && --depth == 0) return i + 1;
-  }
-  return tokens.size();
-}
-
-// Splits tokens[begin, end) at top-level commas.
-std::vector<std::vector<Token>> split_commas(const std::vector<Token>& tokens, std::size_t begin, std::size_t end) {
-  std::vector<std::vector<Token>> parts(1);
-  int depth = 0;
-  for (std::size_t i = begin; i < end; ++i) {
-    const Token& t = tokens[i];
-    if (t.kind == TokenKind::Punct && std::string_view("([{<").find(t.text) != std::string_view::npos) ++depth;
-    if (t.kind == TokenKind::Punct && std::string_view(")]}>").find(t.text) != std::string_view::npos) --depth;
-    if (depth == 0 && is(t, ",")) {
-      parts.emplace_back();
-    } else {
-      parts.back().push_back(t);
-    }
-  }
-  if (parts.size() == 1 && parts[0].empty()) parts.clear();
-  return parts;
-}
 
 bool is_kernel_marker(const Token& token, Language language) {
   if (token.kind != TokenKind::Identifier) return false;
@@ -328,7 +130,7 @@ KernelParam parse_c_param(std::vector<Token> tokens) {
   KernelParam param;
   // Default arguments and attributes say nothing about the parameter's type.
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (is(tokens[i], "=")) {
+    if (is_token(tokens[i], "=")) {
       tokens.resize(i);
       break;
     }
@@ -337,26 +139,26 @@ KernelParam parse_c_param(std::vector<Token> tokens) {
   bool seen_star = false;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& t = tokens[i];
-    if (t.kind == TokenKind::Identifier && is_call_attribute(t.text) && i + 1 < tokens.size() && is(tokens[i + 1], "(")) {
+    if (t.kind == TokenKind::Identifier && is_call_attribute(t.text) && i + 1 < tokens.size() && is_token(tokens[i + 1], "(")) {
       i = skip_balanced(tokens, i + 1) - 1;
-    } else if (is(t, "[")) {  // `float x[]` is a pointer parameter
+    } else if (is_token(t, "[")) {  // `float x[]` is a pointer parameter
       param.is_pointer = true;
       i = skip_balanced(tokens, i) - 1;
-    } else if (is(t, "const")) {
+    } else if (is_token(t, "const")) {
       if (!seen_star) param.is_const = true;
-    } else if (is(t, "__constant") || is(t, "constant")) {
+    } else if (is_token(t, "__constant") || is_token(t, "constant")) {
       param.is_const = true;
-    } else if (is(t, "__local") || is(t, "local")) {
+    } else if (is_token(t, "__local") || is_token(t, "local")) {
       param.is_local = true;
     } else if (t.kind == TokenKind::Identifier && is_dropped_qualifier(t.text)) {
       continue;
     } else {
-      if (is(t, "*")) seen_star = param.is_pointer = true;
+      if (is_token(t, "*")) seen_star = param.is_pointer = true;
       kept.push_back(t);
     }
   }
   const bool last_is_name = kept.size() > 1 && kept.back().kind == TokenKind::Identifier &&
-                            !is_builtin_type_word(kept.back().text) && !is(kept[kept.size() - 2], "::");
+                            !is_builtin_type_word(kept.back().text) && !is_token(kept[kept.size() - 2], "::");
   if (last_is_name) {
     param.name = kept.back().text;
     kept.pop_back();
@@ -383,7 +185,7 @@ class CKernelParser {
     std::size_t i = marker;
     while (i > 0) {
       const Token& t = tokens_[i - 1];
-      if (t.kind == TokenKind::Directive || is(t, ";") || is(t, "{") || is(t, "}")) break;
+      if (t.kind == TokenKind::Directive || is_token(t, ";") || is_token(t, "{") || is_token(t, "}")) break;
       --i;
     }
     return i;
@@ -395,7 +197,7 @@ class CKernelParser {
     kernel.language = language_;
     kernel.file = file_;
     std::size_t i = declaration_start(marker);
-    if (is(tokens_[i], "template") && i + 1 < tokens_.size() && is(tokens_[i + 1], "<")) {
+    if (is_token(tokens_[i], "template") && i + 1 < tokens_.size() && is_token(tokens_[i + 1], "<")) {
       std::size_t end = skip_balanced(tokens_, i + 1);
       for (const auto& part : split_commas(tokens_, i + 2, end - 1))
         kernel.template_params.push_back(join_tokens(part, 0, part.size()));
@@ -404,17 +206,17 @@ class CKernelParser {
     std::size_t open_paren = 0;
     for (; i < tokens_.size() && open_paren == 0; ++i) {
       const Token& t = tokens_[i];
-      bool followed_by_paren = i + 1 < tokens_.size() && is(tokens_[i + 1], "(");
-      if (is(t, ";") || is(t, "{") || is(t, "}")) return i;  // not a function after all
+      bool followed_by_paren = i + 1 < tokens_.size() && is_token(tokens_[i + 1], "(");
+      if (is_token(t, ";") || is_token(t, "{") || is_token(t, "}")) return i;  // not a function after all
       if (t.kind == TokenKind::Identifier && is_call_attribute(t.text) && followed_by_paren) {
         std::size_t end = skip_balanced(tokens_, i + 1);
         kernel.attributes.push_back(join_tokens(tokens_, i, end));
         i = end - 1;
-      } else if (is(t, "[") && i + 1 < tokens_.size() && is(tokens_[i + 1], "[")) {
+      } else if (is_token(t, "[") && i + 1 < tokens_.size() && is_token(tokens_[i + 1], "[")) {
         std::size_t end = skip_balanced(tokens_, i);
         kernel.attributes.push_back(join_tokens(tokens_, i, end));
         i = end - 1;
-      } else if (is(t, "extern") && i + 1 < tokens_.size() && tokens_[i + 1].kind == TokenKind::String) {
+      } else if (is_token(t, "extern") && i + 1 < tokens_.size() && tokens_[i + 1].kind == TokenKind::String) {
         kernel.attributes.push_back("extern " + tokens_[i + 1].text);
         ++i;
       } else if (t.kind == TokenKind::Identifier && is_recorded_specifier(t.text)) {
@@ -428,12 +230,12 @@ class CKernelParser {
     if (open_paren == 0) return tokens_.size();
     std::size_t close = skip_balanced(tokens_, open_paren);
     for (auto& part : split_commas(tokens_, open_paren + 1, close - 1)) {
-      if (part.size() == 1 && is(part[0], "void")) continue;
+      if (part.size() == 1 && is_token(part[0], "void")) continue;
       kernel.params.push_back(parse_c_param(std::move(part)));
     }
     std::size_t end = close;
-    while (end < tokens_.size() && !is(tokens_[end], "{") && !is(tokens_[end], ";")) ++end;
-    record(std::move(kernel), end < tokens_.size() && is(tokens_[end], "{"));
+    while (end < tokens_.size() && !is_token(tokens_[end], "{") && !is_token(tokens_[end], ";")) ++end;
+    record(std::move(kernel), end < tokens_.size() && is_token(tokens_[end], "{"));
     return end;
   }
 
@@ -576,8 +378,8 @@ std::optional<KernelParam> parse_python_param(const std::vector<Token>& tokens) 
   param.name = tokens[0].text;
   std::size_t annotation_end = tokens.size();
   for (std::size_t i = 1; i < tokens.size(); ++i)
-    if (is(tokens[i], "=")) annotation_end = std::min(annotation_end, i);
-  if (tokens.size() > 1 && is(tokens[1], ":")) param.type = join_tokens(tokens, 2, annotation_end);
+    if (is_token(tokens[i], "=")) annotation_end = std::min(annotation_end, i);
+  if (tokens.size() > 1 && is_token(tokens[1], ":")) param.type = join_tokens(tokens, 2, annotation_end);
   param.is_constexpr = param.type.find("constexpr") != std::string::npos;
   // Triton pointers are untyped in the signature; by convention their names say "ptr".
   param.is_pointer = !param.is_constexpr && param.name.find("ptr") != std::string::npos;
@@ -596,14 +398,14 @@ std::vector<DetectedKernel> detect_triton(const std::vector<Token>& tokens, cons
     }
     if (!line_start) continue;
     line_start = false;
-    if (is(t, "@")) {
+    if (is_token(t, "@")) {
       std::size_t end = i + 1;
-      while (end < tokens.size() && (tokens[end].kind == TokenKind::Identifier || is(tokens[end], "."))) ++end;
+      while (end < tokens.size() && (tokens[end].kind == TokenKind::Identifier || is_token(tokens[end], "."))) ++end;
       decorators.push_back(join_tokens(tokens, i + 1, end));
       continue;
     }
-    std::size_t def = is(t, "async") ? i + 1 : i;
-    bool is_def = def + 2 < tokens.size() && is(tokens[def], "def") && is(tokens[def + 2], "(");
+    std::size_t def = is_token(t, "async") ? i + 1 : i;
+    bool is_def = def + 2 < tokens.size() && is_token(tokens[def], "def") && is_token(tokens[def + 2], "(");
     bool jitted = std::find(decorators.begin(), decorators.end(), "triton.jit") != decorators.end();
     if (is_def && jitted) {
       DetectedKernel kernel;
@@ -634,12 +436,12 @@ bool includes_hip_runtime(const std::vector<Token>& tokens) {
 // Whether `import X` / `from X import` names the module `root` (or one of its submodules).
 bool python_imports(const std::vector<Token>& tokens, const std::string& root) {
   for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
-    bool statement_start = i == 0 || is_newline(tokens[i - 1]) || is(tokens[i - 1], ";");
-    if (!statement_start || !(is(tokens[i], "import") || is(tokens[i], "from"))) continue;
+    bool statement_start = i == 0 || is_newline(tokens[i - 1]) || is_token(tokens[i - 1], ";");
+    if (!statement_start || !(is_token(tokens[i], "import") || is_token(tokens[i], "from"))) continue;
     for (std::size_t j = i + 1; j < tokens.size() && !is_newline(tokens[j]); ++j) {
-      if (is(tokens[j], "import") && is(tokens[i], "from")) break;  // names after this are members
-      bool module_start = is(tokens[j - 1], "import") || is(tokens[j - 1], "from") || is(tokens[j - 1], ",");
-      if (module_start && is(tokens[j], root)) return true;
+      if (is_token(tokens[j], "import") && is_token(tokens[i], "from")) break;  // names after this are members
+      bool module_start = is_token(tokens[j - 1], "import") || is_token(tokens[j - 1], "from") || is_token(tokens[j - 1], ",");
+      if (module_start && is_token(tokens[j], root)) return true;
     }
   }
   return false;
@@ -671,7 +473,7 @@ std::optional<Language> language_for_file(const std::filesystem::path& file, std
   static const std::set<std::string> cuda_exts{".cu", ".cuh"};
   static const std::set<std::string> cxx_exts{".cpp", ".cc", ".cxx", ".h", ".hpp"};
   if (!cuda_exts.count(ext) && !cxx_exts.count(ext)) return std::nullopt;
-  if (includes_hip_runtime(CLexer(source).run())) return Language::Hip;
+  if (includes_hip_runtime(tokenize_c(source))) return Language::Hip;
   if (cuda_exts.count(ext)) return Language::Cuda;
   return std::nullopt;
 }
@@ -688,7 +490,7 @@ std::vector<DetectedKernel> detect_kernels_in_source(std::string_view source, La
     case Language::OpenCL:
       break;
   }
-  return CKernelParser(expand_object_macros(CLexer(source).run()), language, file).run();
+  return CKernelParser(expand_object_macros(tokenize_c(source)), language, file).run();
 }
 
 std::vector<DetectedKernel> detect_kernels(const std::filesystem::path& file_or_folder) {
