@@ -21,6 +21,11 @@ std::vector<std::string> split_lines(std::string_view text) {
 
 namespace {
 
+// Beyond this many edits the D^2 trace would need too much memory (2000^2 ints = 16 MB);
+// such a rewrite is shown as "remove everything, add everything", which is still a
+// correct diff, only not a minimal one.
+constexpr long kMaxEdits = 2000;
+
 // Myers' greedy algorithm on the middle part a[lo_a, hi_a) vs b[lo_b, hi_b), after the
 // common prefix and suffix were stripped (which keeps the D^2 trace small for typical
 // kernel edits). Appends the script for that part to `out`.
@@ -29,19 +34,19 @@ void myers(const std::vector<std::string>& a, std::size_t lo_a, std::size_t hi_a
            std::vector<DiffOp>& out) {
   const long n = static_cast<long>(hi_a - lo_a), m = static_cast<long>(hi_b - lo_b);
   const long max = n + m;
-  std::vector<long> v(2 * static_cast<std::size_t>(max) + 3, 0);
-  auto V = [&](long k) -> long& { return v[static_cast<std::size_t>(k + max + 1)]; };
+  std::vector<int> v(2 * static_cast<std::size_t>(max) + 3, 0);
+  auto V = [&](long k) -> int& { return v[static_cast<std::size_t>(k + max + 1)]; };
   // trace[d] = V[-d-1 .. d+1] before step d: all the backtrack needs.
-  std::vector<std::vector<long>> trace;
-  long final_d = 0;
-  for (long d = 0; d <= max; ++d) {
+  std::vector<std::vector<int>> trace;
+  long final_d = -1;
+  for (long d = 0; d <= std::min(max, kMaxEdits); ++d) {
     trace.emplace_back(v.begin() + (max + 1 - d - 1), v.begin() + (max + 1 + d + 2));
     bool done = false;
     for (long k = -d; k <= d; k += 2) {
       long x = (k == -d || (k != d && V(k - 1) < V(k + 1))) ? V(k + 1) : V(k - 1) + 1;
       long y = x - k;
       while (x < n && y < m && a[lo_a + x] == b[lo_b + y]) ++x, ++y;
-      V(k) = x;
+      V(k) = static_cast<int>(x);
       if (x >= n && y >= m) {
         done = true;
         break;
@@ -51,6 +56,11 @@ void myers(const std::vector<std::string>& a, std::size_t lo_a, std::size_t hi_a
       final_d = d;
       break;
     }
+  }
+  if (final_d < 0) {
+    for (long i = 0; i < n; ++i) out.push_back({DiffOp::Delete, lo_a + i, lo_b});
+    for (long j = 0; j < m; ++j) out.push_back({DiffOp::Insert, hi_a, lo_b + j});
+    return;
   }
   // Walk back from (n, m), collecting the script in reverse.
   std::vector<DiffOp> reversed;

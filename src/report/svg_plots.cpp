@@ -88,11 +88,13 @@ std::string axes(const Frame& f, const Scale& x, const std::vector<double>& x_ti
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
       "stroke=\"#9e9e9e\"/>\n",
       f.x0(), f.y1(), f.x1() - f.x0(), f.y0() - f.y1());
-  for (double t : y_ticks) out += text(f.x0() - 6, y(t) + 4, number(t), "end", " fill=\"#555\"");
+  // Log axes tick at powers of ten: "0.01", "100", not "100." or "1.00".
+  auto label = [](const Scale& scale, double t) { return scale.log ? fmt::format("{:g}", t) : number(t); };
+  for (double t : y_ticks) out += text(f.x0() - 6, y(t) + 4, label(y, t), "end", " fill=\"#555\"");
   for (double t : x_ticks)
-    out += text(x(t), f.y0() + 16, integer_x ? fmt::format("{:.0f}", t) : number(t), "middle",
+    out += text(x(t), f.y0() + 16, integer_x ? fmt::format("{:.0f}", t) : label(x, t), "middle",
                 " fill=\"#555\"");
-  out += text((f.x0() + f.x1()) / 2, f.height - 10, x_title);
+  out += text((f.x0() + f.x1()) / 2, f.y0() + 34, x_title);
   out += fmt::format(
       "<text x=\"16\" y=\"{:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {:.1f})\">{}</text>\n",
       (f.y0() + f.y1()) / 2, (f.y0() + f.y1()) / 2, html_escape(y_title));
@@ -175,7 +177,9 @@ std::string best_latency_per_generation(const std::vector<GenerationRecord>& gen
 
 std::string candidate_scatter(const std::vector<CandidateRecord>& candidates,
                               std::optional<double> baseline_ms) {
-  if (candidates.empty()) return "";
+  if (std::none_of(candidates.begin(), candidates.end(),
+                   [](const CandidateRecord& c) { return !is_in_flight(c.status); }))
+    return "";
   Frame f;
   f.top = 64;  // room for the failure band above the plot
   f.bottom = 70;  // and the legend below
@@ -224,6 +228,7 @@ std::string candidate_scatter(const std::vector<CandidateRecord>& candidates,
     out += text(f.x1() - 4, y(*baseline_ms) - 5, "baseline", "end", " fill=\"#555\"");
   }
   for (const auto& c : candidates) {
+    if (is_in_flight(c.status)) continue;  // not evaluated: nothing to place
     const std::string status = to_string(c.status);
     const double cx = x(c.generation + jitter(c.id));
     double cy;
@@ -242,7 +247,7 @@ std::string candidate_scatter(const std::vector<CandidateRecord>& candidates,
   // Legend.
   double lx = f.x0();
   const double ly = f.height - 14;
-  for (const char* status : {"correct", "incorrect", "compile_error", "runtime_error", "timeout", "pending"}) {
+  for (const char* status : {"correct", "incorrect", "compile_error", "runtime_error", "timeout"}) {
     out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"/>\n", lx + 5, ly - 4,
                        status_colour(status));
     out += text(lx + 14, ly, status, "start");
@@ -352,7 +357,9 @@ std::string roofline(const nlohmann::json& baseline_profile, const nlohmann::jso
       x(x_lo), y(*peak_gbps * x_lo), x(ridge), y(*peak_gflops), x(x_hi), y(*peak_gflops));
   out += text(x(x_hi) - 6, y(*peak_gflops) - 6, "peak " + number(*peak_gflops) + " GFLOP/s", "end",
               " fill=\"#c62828\"");
-  out += text(x(ridge) - 8, y(*peak_gflops) + 16, number(*peak_gbps) + " GB/s", "end",
+  // The bandwidth label sits just below the middle of the sloped part of the roof.
+  const double slope_mid = std::sqrt(x_lo * ridge);
+  out += text(x(slope_mid) + 8, y(*peak_gbps * slope_mid) + 18, number(*peak_gbps) + " GB/s", "start",
               " fill=\"#c62828\"");
   if (points.size() == 2)
     out += fmt::format(

@@ -17,7 +17,8 @@ std::string best_latency_per_generation(const std::vector<GenerationRecord>& gen
                                         std::optional<double> baseline_ms);
 
 // Every evaluated candidate: x = generation, y = median latency, colour = status.
-// Candidates without a valid time (failed, incorrect) sit in a band above the plot.
+// Candidates without a valid time (failed, incorrect) sit in a band above the plot;
+// pending/compiling ones are left out. Empty when no candidate was evaluated.
 std::string candidate_scatter(const std::vector<CandidateRecord>& candidates,
                               std::optional<double> baseline_ms);
 
