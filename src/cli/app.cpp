@@ -25,6 +25,11 @@ int run_cli(int argc, char** argv) {
   add(cli::add_detect);
   add(cli::add_init);
   add(cli::add_bench);
+  add(cli::add_profile);
+  add(cli::add_optimize);
+  add(cli::add_runs);
+  add(cli::add_show);
+  add(cli::add_report);
 
   try {
     app.parse(argc, argv);

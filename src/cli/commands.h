@@ -13,5 +13,10 @@ Action add_doctor(CLI::App& app);
 Action add_detect(CLI::App& app);
 Action add_init(CLI::App& app);
 Action add_bench(CLI::App& app);
+Action add_profile(CLI::App& app);
+Action add_optimize(CLI::App& app);
+Action add_runs(CLI::App& app);
+Action add_show(CLI::App& app);
+Action add_report(CLI::App& app);
 
 }  // namespace kforge::cli

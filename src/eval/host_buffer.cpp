@@ -7,8 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <regex>
+
+#include "util/parallel.h"
 
 namespace kforge {
 namespace {
@@ -140,28 +141,55 @@ HostBuffer make_buffer(DType dtype, std::int64_t count) {
   return buffer;
 }
 
+namespace {
+// Counter-based generator (splitmix64 of seed and index): element i does not depend on the
+// others, so large buffers fill in parallel and identically on every machine.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+double unit_uniform(std::uint64_t seed, std::uint64_t index, std::uint64_t stream) {
+  return static_cast<double>(mix(seed ^ mix(index * 2 + stream)) >> 11) * 0x1.0p-53;
+}
+
+template <typename Generate>
+void fill_parallel(HostBuffer& buffer, Generate generate) {
+  constexpr std::int64_t kChunk = 1 << 20;
+  const std::size_t chunks = static_cast<std::size_t>((buffer.count + kChunk - 1) / kChunk);
+  parallel_for(chunks, [&](std::size_t chunk) {
+    const std::int64_t begin = static_cast<std::int64_t>(chunk) * kChunk;
+    const std::int64_t end = std::min(buffer.count, begin + kChunk);
+    for (std::int64_t i = begin; i < end; ++i) buffer.set(i, generate(static_cast<std::uint64_t>(i)));
+  });
+}
+}  // namespace
+
 void fill_random(HostBuffer& buffer, const std::string& distribution, std::uint64_t seed) {
   const Distribution dist = parse_distribution(distribution);
-  std::mt19937_64 rng(seed);
-  auto fill = [&](auto&& next) {
-    for (std::int64_t i = 0; i < buffer.count; ++i) buffer.set(i, next(i));
-  };
+  const std::uint64_t s = mix(seed);
   if (dist.kind == "uniform") {
-    std::uniform_real_distribution<double> uniform(dist.a, dist.b);
-    fill([&](std::int64_t) { return uniform(rng); });
+    fill_parallel(buffer, [&](std::uint64_t i) { return dist.a + (dist.b - dist.a) * unit_uniform(s, i, 0); });
   } else if (dist.kind == "normal") {
-    std::normal_distribution<double> normal(dist.a, dist.b);
-    fill([&](std::int64_t) { return normal(rng); });
+    fill_parallel(buffer, [&](std::uint64_t i) {  // Box-Muller
+      const double u1 = std::max(unit_uniform(s, i, 0), 1e-300);
+      const double u2 = unit_uniform(s, i, 1);
+      return dist.a + dist.b * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    });
   } else if (dist.kind == "randint") {
-    std::uniform_int_distribution<std::int64_t> uniform(static_cast<std::int64_t>(dist.a),
-                                                       static_cast<std::int64_t>(dist.b));
-    fill([&](std::int64_t) { return static_cast<double>(uniform(rng)); });
+    const auto low = static_cast<std::int64_t>(dist.a);
+    const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(dist.b) - low + 1);
+    fill_parallel(buffer, [&](std::uint64_t i) {
+      return static_cast<double>(low + static_cast<std::int64_t>(mix(s ^ mix(i)) % span));
+    });
   } else if (dist.kind == "ones") {
-    fill([](std::int64_t) { return 1.0; });
+    fill_parallel(buffer, [](std::uint64_t) { return 1.0; });
   } else if (dist.kind == "zeros") {
-    fill([](std::int64_t) { return 0.0; });
+    fill_parallel(buffer, [](std::uint64_t) { return 0.0; });
   } else if (dist.kind == "arange") {
-    fill([](std::int64_t i) { return static_cast<double>(i); });
+    fill_parallel(buffer, [](std::uint64_t i) { return static_cast<double>(i); });
   } else {
     throw TaskError("init '" + distribution + "': unknown distribution '" + dist.kind +
                     "'; use uniform(a,b), normal(mean,std), randint(a,b), ones or arange");

@@ -87,3 +87,39 @@ TEST(PlantedFaults, EvaluatorSurvivesACrashAndACompileError) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+// The same planted faults in CUDA; these run on the GPU machine (scripts/gpu_check.sh).
+const std::filesystem::path kFaultyCuda = std::filesystem::path(KFORGE_SOURCE_DIR) / "tests/kernels/faulty_cuda";
+
+class PlantedCudaFault : public ::testing::TestWithParam<std::pair<const char*, EvalStatus>> {};
+
+TEST_P(PlantedCudaFault, IsClassified) {
+  const Availability availability = make_backend(Language::Cuda)->probe();
+  if (!availability.usable) GTEST_SKIP() << "no CUDA device: " << availability.reason;
+  const auto& [fault, expected] = GetParam();
+  EvalOptions options = test_options();
+  options.limits.memory_bytes = 0;  // CUDA reserves large address ranges
+  Evaluator evaluator(load_task(kFaultyCuda / (std::string(fault) + ".kforge.toml")), options);
+  const EvalResult result = evaluator.evaluate(evaluator.baseline_variant());
+  EXPECT_EQ(to_string(result.status), to_string(expected)) << result.message;
+  // After an illegal address the context is gone: the next evaluation needs a fresh worker.
+  const EvalResult again = evaluator.evaluate(evaluator.baseline_variant());
+  EXPECT_EQ(to_string(again.status), to_string(expected)) << again.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cuda, PlantedCudaFault,
+    ::testing::Values(std::make_pair("correct", EvalStatus::Correct),
+                      std::make_pair("segfault", EvalStatus::RuntimeError),
+                      std::make_pair("infinite_loop", EvalStatus::Timeout),
+                      std::make_pair("wrong_result", EvalStatus::Incorrect),
+                      std::make_pair("unwritten_output", EvalStatus::Incorrect),
+                      std::make_pair("out_of_bounds_write", EvalStatus::RuntimeError),
+                      std::make_pair("input_mutation", EvalStatus::Incorrect)),
+    [](const auto& info) { return std::string(info.param.first); });
+
+}  // namespace
+}  // namespace kforge

@@ -1,0 +1,134 @@
+// `kforge optimize PATH` and `kforge optimize --resume RUN_DIR`.
+#include <fmt/format.h>
+
+#include <random>
+
+#include "cli/commands.h"
+#include "cli/optimize_pipeline.h"
+#include "cli/task_options.h"
+#include "task/detect.h"
+#include "task/manifest_search.h"
+#include "util/log.h"
+
+namespace kforge::cli {
+namespace {
+
+struct OptimizeArgs {
+  std::string path;
+  std::string resume;
+  std::string runs_dir = "runs";
+  int generations = 8;
+  int population = 8;
+  double target = 0;
+  double time_budget = 0;
+  std::uint64_t seed = 0;
+  std::string llm;
+  bool json = false;
+  EvalFlags eval;
+};
+
+// [1/6]: every kernel under the path; those with a manifest become tasks.
+std::vector<Task> detect_tasks(const std::filesystem::path& path) {
+  log::step(1, 6, "detect");
+  std::vector<DetectedKernel> kernels;
+  try {
+    kernels = detect_kernels(path);
+  } catch (const std::exception& e) {
+    log::verbose("  detection: {}", e.what());  // a manifest path is not a kernel file
+  }
+  std::vector<Task> tasks = load_tasks(path);
+  for (const auto& kernel : kernels) {
+    const bool has_task = std::any_of(tasks.begin(), tasks.end(), [&](const Task& t) {
+      return t.kernel.kernel == kernel.name && std::filesystem::equivalent(t.kernel.source, kernel.file);
+    });
+    log::info("  {:<22} {:<7} {}:{}{}", kernel.name, to_string(kernel.language), kernel.file.string(), kernel.line,
+              has_task ? "" : "  (no manifest: run `kforge init` on it to include it)");
+  }
+  log::info("  {} kernel{} found, {} task{} with a manifest", kernels.size(), kernels.size() == 1 ? "" : "s",
+            tasks.size(), tasks.size() == 1 ? "" : "s");
+  return tasks;
+}
+
+OptimizeOptions options_from(const OptimizeArgs& args, const Task& task, std::uint64_t seed) {
+  OptimizeOptions options;
+  options.evolution.generations = args.generations;
+  options.evolution.population = args.population;
+  options.evolution.target_speedup = args.target;
+  options.evolution.time_budget_s = args.time_budget;
+  options.evolution.seed = seed;
+  options.eval = eval_options(args.eval, task.kernel.language);
+  options.llm_spec = args.llm;
+  return options;
+}
+
+RunSettings settings_from(const OptimizeArgs& args, const Task& task, std::uint64_t seed) {
+  RunSettings settings;
+  settings.task_manifest = task.manifest_path.string();
+  settings.task_name = task.name;
+  settings.generations = args.generations;
+  settings.population = args.population;
+  settings.target = fmt::format("{}:{}", to_string(task.kernel.language), args.eval.device);
+  settings.time_budget_s = args.time_budget;
+  settings.seed = seed;
+  settings.llm = args.llm;
+  settings.kforge_version = "0.1.0";
+  return settings;
+}
+
+int resume(const OptimizeArgs& args) {
+  RunStore store = RunStore::open(args.resume);
+  const RunSettings settings = store.read_settings();
+  log::info("resuming {} ({}), after generation {}", store.run_dir().string(), settings.task_name,
+            store.last_completed_generation().value_or(-1));
+  const Task task = load_task(settings.task_manifest);
+  OptimizeArgs resumed = args;
+  resumed.generations = settings.generations;
+  resumed.population = settings.population;
+  resumed.time_budget = settings.time_budget_s;
+  resumed.llm = settings.llm;
+  store.set_status("running");
+  const auto summary = optimize_task(task, store, options_from(resumed, task, settings.seed));
+  if (args.json) fmt::print("{}\n", summary.dump(2));
+  return 0;
+}
+
+}  // namespace
+
+Action add_optimize(CLI::App& app) {
+  auto* sub = app.add_subcommand("optimize", "Evolve faster versions of the kernels in a file or folder");
+  auto args = std::make_shared<OptimizeArgs>();
+  sub->add_option("path", args->path, "Kernel file, manifest or folder");
+  sub->add_option("--resume", args->resume, "Continue the run in this folder");
+  sub->add_option("-g,--generations", args->generations, "Generations to evolve")->capture_default_str();
+  sub->add_option("-p,--population", args->population, "Candidates per generation")->capture_default_str();
+  sub->add_option("--target", args->target, "Stop at this speedup over the original");
+  sub->add_option("--time-budget", args->time_budget, "Stop after this many seconds");
+  sub->add_option("--runs-dir", args->runs_dir, "Where run folders go")->capture_default_str();
+  sub->add_option("--seed", args->seed, "Random seed (default: random)");
+  sub->add_option("--llm", args->llm, "LLM as openai:MODEL or anthropic:MODEL");
+  sub->add_flag("--json", args->json, "Print a JSON summary on stdout");
+  add_eval_flags(*sub, args->eval);
+  return [args] {
+    if (!args->resume.empty()) return resume(*args);
+    if (args->path.empty()) throw std::runtime_error("optimize: give a kernel file or folder, or --resume RUN_DIR");
+    const std::uint64_t seed = args->seed ? args->seed : std::random_device{}();
+    nlohmann::json summaries = nlohmann::json::array();
+    for (const Task& task : detect_tasks(args->path)) {
+      RunStore store = RunStore::create(RunStore::new_run_dir(args->runs_dir, task.name));
+      store.write_settings(settings_from(*args, task, seed));
+      log::info("task {} -> {}", task.name, store.run_dir().string());
+      try {
+        summaries.push_back(optimize_task(task, store, options_from(*args, task, seed)));
+      } catch (const std::exception& e) {
+        // One task failing (e.g. a baseline that does not compile) does not stop the others.
+        store.set_status("failed");
+        log::error("{}: {}", task.name, e.what());
+        summaries.push_back({{"task", task.name}, {"error", e.what()}, {"run_dir", store.run_dir().string()}});
+      }
+    }
+    if (args->json) fmt::print("{}\n", summaries.dump(2));
+    return std::all_of(summaries.begin(), summaries.end(), [](const auto& s) { return !s.contains("error"); }) ? 0 : 1;
+  };
+}
+
+}  // namespace kforge::cli

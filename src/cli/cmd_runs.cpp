@@ -1,0 +1,117 @@
+// `kforge runs`, `kforge show RUN_DIR [CANDIDATE]` and `kforge report RUN_DIR`.
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "report/report.h"
+#include "store/run_store.h"
+#include "util/files.h"
+
+namespace kforge::cli {
+namespace {
+
+std::string ms(std::optional<double> value) { return value ? fmt::format("{:.4f} ms", *value) : "-"; }
+
+void print_candidate(const CandidateRecord& c) {
+  fmt::print("candidate #{} (generation {}, operator {}, parents [{}])\n", c.id, c.generation, c.operator_name,
+             fmt::join(c.parent_ids, ", "));
+  fmt::print("status     {}{}\n", to_string(c.status), c.status_message.empty() ? "" : ": " + c.status_message);
+  if (!c.strategy.empty()) fmt::print("strategy   {}\n", c.strategy);
+  if (!c.rationale.empty()) fmt::print("rationale  {}\n", c.rationale);
+  std::string params;
+  for (const auto& [name, value] : c.params) params += fmt::format("{}={} ", name, value);
+  fmt::print("params     {}\noptions    {}\n", params, fmt::join(c.compile_options, " "));
+  fmt::print("latency    {}  speedup {}\n", ms(c.median_ms()),
+             c.speedup() ? fmt::format("{:.2f}x", *c.speedup()) : "-");
+  if (!c.compile_stats.is_null()) fmt::print("compile    {}\n", c.compile_stats.dump());
+  if (!c.analysis.empty()) fmt::print("analysis   {}\n", c.analysis);
+}
+
+int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_source) {
+  const RunStore store = RunStore::open_read_only(run_dir);
+  if (!id) {
+    const RunSettings s = store.read_settings();
+    fmt::print("run {}: task {}, status {}, started {}\n", run_dir, s.task_name, store.status(), s.started_at);
+    for (const auto& g : store.list_generations())
+      fmt::print("  generation {:>3}: {:>3} evaluated, {:>3} correct, best #{} {}\n", g.generation, g.evaluated,
+                 g.correct, g.best_candidate_id.value_or(0), ms(g.best_median_ms));
+    for (const auto& [status, count] : store.status_counts()) fmt::print("  {:<14} {}\n", status, count);
+    const LlmTotals llm = store.llm_totals();
+    if (llm.exchanges > 0)
+      fmt::print("  LLM: {} exchanges, {} tokens in, {} out, ${:.4f}\n", llm.exchanges, llm.input_tokens,
+                 llm.output_tokens, llm.cost_usd);
+    if (const auto best = store.best_candidate()) print_candidate(*best);
+    return 0;
+  }
+  const auto lineage = store.lineage(*id);  // throws for an unknown id
+  print_candidate(lineage.back());
+  fmt::print("lineage    ");
+  for (const auto& ancestor : lineage)
+    fmt::print("#{} {} ({}) {} ", ancestor.id, ancestor.operator_name, ms(ancestor.median_ms()),
+               &ancestor == &lineage.back() ? "" : "->");
+  fmt::print("\n");
+  for (const auto& exchange : store.list_llm_exchanges(*id))
+    fmt::print("llm        #{} {} {} {} tokens in/out {}/{} ${:.4f}{}\n", exchange.id, exchange.purpose,
+               exchange.model, exchange.status, exchange.input_tokens, exchange.output_tokens, exchange.cost_usd,
+               exchange.error.empty() ? "" : " error: " + exchange.error);
+  if (with_source) fmt::print("\n{}\n", lineage.back().source);
+  return 0;
+}
+
+}  // namespace
+
+Action add_runs(CLI::App& app) {
+  auto* sub = app.add_subcommand("runs", "List optimisation runs");
+  auto runs_dir = std::make_shared<std::string>("runs");
+  sub->add_option("--runs-dir", *runs_dir, "Folder holding run folders")->capture_default_str();
+  return [runs_dir] {
+    const auto runs = RunStore::list_runs(*runs_dir);
+    for (const auto& run : runs) {
+      if (!run.error.empty()) {
+        fmt::print("{:<48} unreadable: {}\n", run.path.string(), run.error);
+        continue;
+      }
+      fmt::print("{:<48} {:<20} {:<11} gen {:>3}  {:>4} candidates  best {}  {}\n", run.path.string(), run.task_name,
+                 run.status, run.last_generation.value_or(0), run.candidates, ms(run.best_median_ms),
+                 run.best_speedup ? fmt::format("{:.2f}x", *run.best_speedup) : "");
+    }
+    if (runs.empty()) fmt::print("no runs under {}\n", *runs_dir);
+    return 0;
+  };
+}
+
+Action add_show(CLI::App& app) {
+  auto* sub = app.add_subcommand("show", "Show a run, or one candidate with its lineage");
+  struct Args {
+    std::string run_dir;
+    std::optional<std::int64_t> candidate;
+    bool source = false;
+  };
+  auto args = std::make_shared<Args>();
+  sub->add_option("run_dir", args->run_dir, "Run folder")->required();
+  sub->add_option("candidate", args->candidate, "Candidate id");
+  sub->add_flag("--source", args->source, "Print the candidate's source");
+  return [args] { return show(args->run_dir, args->candidate, args->source); };
+}
+
+Action add_report(CLI::App& app) {
+  auto* sub = app.add_subcommand("report", "Write report.md, report.html, best kernel and diff of a run");
+  auto run_dir = std::make_shared<std::string>();
+  sub->add_option("run_dir", *run_dir, "Run folder")->required();
+  return [run_dir] {
+    const RunStore store = RunStore::open_read_only(*run_dir);
+    const RunSettings settings = store.read_settings();
+    ReportInputs inputs;
+    inputs.task_name = settings.task_name;
+    // The original kernel is the baseline candidate's source: the task file may have changed since.
+    for (const auto& candidate : store.list_candidates())
+      if (candidate.operator_name == "baseline") inputs.original_source = candidate.source;
+    const std::string language = settings.target.substr(0, settings.target.find(':'));
+    inputs.language = parse_language(language).value_or(Language::Cuda);
+    const ReportFiles files = write_report(store, *run_dir, inputs);
+    fmt::print("wrote {}\n      {}\n      {}\n", files.markdown.string(), files.html.string(), files.json.string());
+    if (!files.best_source.empty()) fmt::print("      {}\n      {}\n", files.best_source.string(), files.diff.string());
+    return 0;
+  };
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,318 @@
+#include "search/evolution.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "search/selection.h"
+#include "store/source_hash.h"
+#include "util/log.h"
+
+namespace kforge {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<std::string> operator_names(const std::vector<std::unique_ptr<Operator>>& operators) {
+  std::vector<std::string> names;
+  for (const auto& op : operators) names.push_back(op->name());
+  return names;
+}
+
+std::string params_text(const ParamValues& params) {
+  std::string text;
+  for (const auto& [name, value] : params) text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
+  return text;
+}
+}  // namespace
+
+CandidateStatus to_candidate_status(EvalStatus status) {
+  switch (status) {
+    case EvalStatus::Pending: return CandidateStatus::Pending;
+    case EvalStatus::CompileError: return CandidateStatus::CompileError;
+    case EvalStatus::RuntimeError: return CandidateStatus::RuntimeError;
+    case EvalStatus::Timeout: return CandidateStatus::Timeout;
+    case EvalStatus::Incorrect: return CandidateStatus::Incorrect;
+    case EvalStatus::Correct: return CandidateStatus::Correct;
+  }
+  return CandidateStatus::Pending;
+}
+
+EvalStatus to_eval_status(CandidateStatus status) {
+  switch (status) {
+    case CandidateStatus::Pending:
+    case CandidateStatus::Compiling: return EvalStatus::Pending;
+    case CandidateStatus::CompileError: return EvalStatus::CompileError;
+    case CandidateStatus::RuntimeError: return EvalStatus::RuntimeError;
+    case CandidateStatus::Timeout: return EvalStatus::Timeout;
+    case CandidateStatus::Incorrect: return EvalStatus::Incorrect;
+    case CandidateStatus::Correct: return EvalStatus::Correct;
+  }
+  return EvalStatus::Pending;
+}
+
+Individual individual_from_record(const CandidateRecord& record) {
+  Individual individual;
+  individual.id = record.id;
+  individual.generation = record.generation;
+  individual.variant.source = record.source;
+  individual.variant.params = record.params;
+  individual.variant.options = record.compile_options;
+  individual.status = to_eval_status(record.status);
+  individual.status_message = record.status_message;
+  if (record.status == CandidateStatus::Correct) individual.median_ms = record.median_ms();
+  individual.speedup = record.speedup().value_or(0);
+  individual.operator_name = record.operator_name;
+  individual.parent_ids = record.parent_ids;
+  individual.strategy = record.strategy;
+  individual.compile_log = record.compile_log;
+  individual.compile_stats = record.compile_stats;
+  individual.profile = record.profile;
+  return individual;
+}
+
+Evolution::Evolution(Evaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
+                     EvolutionSettings settings)
+    : evaluator_(evaluator),
+      store_(store),
+      operators_(std::move(operators)),
+      scheduler_(operator_names(operators_)),
+      seen_(evaluator.task().kernel.language),
+      settings_(settings),
+      rng_(settings.seed) {}
+
+void Evolution::load_history() {
+  history_.clear();
+  for (const auto& record : store_.list_candidates()) {
+    if (is_in_flight(record.status)) continue;  // re-proposed below; never half-counted
+    history_.push_back(individual_from_record(record));
+    seen_.insert(history_.back().variant);
+    if (record.operator_name == "baseline") baseline_ = history_.back();
+  }
+  // Work in flight when the run was killed is lost by design; its rows are discarded so
+  // the resumed generation proposes afresh.
+  for (const auto& record : store_.in_flight_candidates()) store_.delete_candidate(record.id);
+  elapsed_before_resume_s_ = store_.get_setting("elapsed_s").value_or(0.0).get<double>();
+}
+
+Individual Evolution::evaluate_baseline() {
+  Proposal proposal;
+  proposal.variant = evaluator_.baseline_variant();
+  proposal.operator_name = "baseline";
+  proposal.strategy = "original kernel";
+  auto evaluated = evaluate_batch(0, {proposal});
+  Individual baseline = evaluated.front();
+  if (baseline.status != EvalStatus::Correct)
+    throw std::runtime_error(evaluator_.task().manifest_path.string() + ": the original kernel fails its own check (" +
+                             baseline.status_message + "); fix the kernel or its manifest before optimizing");
+  store_.set_baseline(store_.get_candidate(baseline.id)->metrics);
+  return baseline;
+}
+
+EvolutionOutcome Evolution::run() {
+  started_ = Clock::now();
+  load_history();
+  const auto last_completed = store_.last_completed_generation();
+  const int first_generation = last_completed ? *last_completed + 1 : 0;
+  EvolutionOutcome outcome;
+  log::step(3, 6, "baseline");
+  if (!baseline_) baseline_ = evaluate_baseline();
+  else log::info("  baseline #{} from the run store: {:.4f} ms", baseline_->id, baseline_->median_ms.value_or(0));
+  if (first_generation == 0) {
+    store_.begin_generation(0);
+    store_.finish_generation({0, "", "", baseline_->id, baseline_->median_ms, 1, 1, 0});
+  }
+  select_survivors();
+
+  log::step(4, 6, fmt::format("evolve: {} generations x {} candidates, {} operators", settings_.generations,
+                              settings_.population, operators_.size()));
+  std::string reason = "generation limit reached";
+  int generation = std::max(first_generation, 1);
+  for (; generation <= settings_.generations; ++generation) {
+    if (should_stop(reason)) break;
+    run_generation(generation);
+    outcome.generations_completed = generation;
+    store_.set_setting("elapsed_s", elapsed_before_resume_s_ + seconds_since(started_));
+  }
+  if (generation > settings_.generations) should_stop(reason);
+  outcome.stop_reason = reason;
+  outcome.best = best();
+  outcome.baseline = baseline_;
+  outcome.compile_s = compile_s_;
+  outcome.evaluate_s = evaluate_s_;
+  outcome.total_s = seconds_since(started_);
+  store_.set_setting("time_breakdown", {{"compile_s", compile_s_}, {"evaluate_s", evaluate_s_},
+                                        {"total_s", outcome.total_s}});
+  return outcome;
+}
+
+void Evolution::run_generation(int generation) {
+  store_.begin_generation(generation);
+  const auto start = Clock::now();
+  // Rng state depends only on the seed and generation, so a resumed run draws the same.
+  rng_.seed(settings_.seed * 1000003 + static_cast<std::uint64_t>(generation));
+  std::vector<Individual> children = evaluate_batch(generation, propose(generation, settings_.population));
+  select_survivors();
+  const auto best_now = best();
+  GenerationRecord record;
+  record.generation = generation;
+  record.evaluated = static_cast<int>(children.size());
+  record.correct = static_cast<int>(std::count_if(children.begin(), children.end(), [](const Individual& i) {
+    return i.status == EvalStatus::Correct;
+  }));
+  if (best_now) {
+    record.best_candidate_id = best_now->id;
+    record.best_median_ms = best_now->median_ms;
+  }
+  record.wall_s = seconds_since(start);
+  store_.finish_generation(record);
+  log::info("  generation {}: {} evaluated, {} correct, best #{} {:.4f} ms ({:.2f}x)", generation, record.evaluated,
+            record.correct, best_now ? best_now->id : 0, best_now ? best_now->median_ms.value_or(0) : 0.0,
+            best_now ? best_now->speedup : 0.0);
+}
+
+std::vector<const Individual*> Evolution::pick_parents(int arity) {
+  std::vector<const Individual*> parents;
+  for (int p = 0; p < arity; ++p)
+    if (const Individual* parent = tournament_select(population_, settings_.tournament, rng_)) parents.push_back(parent);
+  return parents;
+}
+
+void Evolution::credit(const Individual& child) {
+  std::vector<const Individual*> parents;
+  for (const auto& individual : history_)
+    if (std::find(child.parent_ids.begin(), child.parent_ids.end(), individual.id) != child.parent_ids.end())
+      parents.push_back(&individual);
+  for (std::size_t i = 0; i < operators_.size(); ++i)
+    if (operators_[i]->name() == child.operator_name) scheduler_.record(i, improved_on_parents(child, parents));
+}
+
+std::vector<Proposal> Evolution::propose(int generation, int count) {
+  std::vector<Proposal> proposals;
+  if (operators_.empty()) return proposals;
+  std::vector<Individual> by_speed;
+  for (const Individual* individual : ranked(history_)) by_speed.push_back(*individual);
+  for (const auto& individual : history_)
+    if (!is_selectable(individual)) by_speed.push_back(individual);  // failures last
+  OperatorContext context{evaluator_.task(), rng_, by_speed,
+                          [this](const KernelVariant& v) { return seen_.contains(v); }, ""};
+  // Several attempts per slot: an operator may have nothing new for the parents it drew.
+  for (int attempt = 0; attempt < count * 6 && static_cast<int>(proposals.size()) < count; ++attempt) {
+    Operator& op = *operators_[scheduler_.pick(rng_)];
+    const auto parents = pick_parents(op.arity());
+    if (static_cast<int>(parents.size()) < op.arity()) continue;
+    for (Proposal& proposal : op.propose(context, parents, 1)) {
+      if (!seen_.insert(proposal.variant)) continue;
+      if (proposal.operator_name.empty()) proposal.operator_name = op.name();
+      proposals.push_back(std::move(proposal));
+    }
+  }
+  if (proposals.empty()) log::info("  generation {}: the operators found nothing new to try", generation);
+  return proposals;
+}
+
+std::vector<Individual> Evolution::evaluate_batch(int generation, std::vector<Proposal> proposals) {
+  std::vector<Individual> batch;
+  std::vector<KernelVariant> variants;
+  for (auto& proposal : proposals) {
+    CandidateRecord record;
+    record.generation = generation;
+    record.operator_name = proposal.operator_name;
+    record.parent_ids = proposal.parent_ids;
+    record.source = proposal.variant.source;
+    record.params = proposal.variant.params;
+    record.compile_options = proposal.variant.options;
+    record.strategy = proposal.strategy;
+    record.rationale = proposal.rationale;
+    Individual individual;
+    individual.id = store_.insert_candidate(record);
+    individual.generation = generation;
+    individual.variant = proposal.variant;
+    individual.operator_name = proposal.operator_name;
+    individual.parent_ids = proposal.parent_ids;
+    individual.strategy = proposal.strategy;
+    store_.update_candidate_status(individual.id, CandidateStatus::Compiling);
+    variants.push_back(proposal.variant);
+    batch.push_back(std::move(individual));
+  }
+  const auto compile_start = Clock::now();
+  const std::vector<CompileResult> compiled = evaluator_.compile_all(variants);
+  compile_s_ += seconds_since(compile_start);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    evaluate_into(batch[i], compiled[i]);
+    history_.push_back(batch[i]);
+    credit(batch[i]);
+    log_candidate(batch[i]);
+    if (generation > 0) log::progress(fmt::format("  gen {}", generation), i + 1, batch.size());
+  }
+  return batch;
+}
+
+void Evolution::evaluate_into(Individual& individual, const CompileResult& compiled) {
+  const auto start = Clock::now();
+  const EvalResult result = evaluator_.evaluate_compiled(individual.variant, compiled);
+  evaluate_s_ += seconds_since(start);
+  individual.status = result.status;
+  individual.status_message = result.message;
+  individual.compile_log = compiled.log;
+  individual.compile_stats = compile_stats_json(compiled);
+  if (result.status == EvalStatus::Correct && result.timing) {
+    // Speedups are against the baseline timed in the same session; latency is normalised to
+    // the stored baseline so candidates from different sessions compare fairly.
+    const double baseline_ms = baseline_ && baseline_->median_ms ? *baseline_->median_ms : result.baseline_timing->median_ms;
+    individual.speedup = result.speedup;
+    individual.median_ms = baseline_ms / result.speedup;
+  }
+  CandidateResult stored;
+  stored.status = to_candidate_status(result.status);
+  stored.status_message = result.message;
+  stored.compile_log = compiled.log;
+  stored.compile_stats = individual.compile_stats;
+  stored.metrics = metrics_json(result);
+  if (individual.median_ms) stored.metrics["median_ms"] = *individual.median_ms;
+  if (result.timing) stored.metrics["measured_median_ms"] = result.timing->median_ms;
+  store_.update_candidate_result(individual.id, stored);
+}
+
+void Evolution::log_candidate(const Individual& individual) const {
+  const std::string parents = individual.parent_ids.empty()
+                                  ? ""
+                                  : fmt::format("(#{})", fmt::join(individual.parent_ids, ",#"));
+  const std::string outcome =
+      individual.status == EvalStatus::Correct
+          ? fmt::format("{:.4f} ms  {:.2f}x", individual.median_ms.value_or(0), individual.speedup)
+          : individual.status_message.substr(0, 100);
+  log::info("  #{:<4} {:<18} {:<28} {:<13} {}", individual.id, individual.operator_name + parents,
+            individual.strategy.substr(0, 28), to_string(individual.status), outcome);
+  log::verbose("        params {} options [{}]", params_text(individual.variant.params),
+               fmt::join(individual.variant.options, " "));
+}
+
+void Evolution::select_survivors() {
+  population_ = next_population(history_, {settings_.population, settings_.elite, 1.0 / 3},
+                                evaluator_.task().kernel.language);
+}
+
+std::optional<Individual> Evolution::best() const {
+  const auto by_speed = ranked(history_);
+  if (by_speed.empty()) return std::nullopt;
+  return *by_speed.front();
+}
+
+bool Evolution::should_stop(std::string& reason) const {
+  const auto best_now = best();
+  if (settings_.target_speedup > 0 && best_now && best_now->speedup >= settings_.target_speedup) {
+    reason = fmt::format("target speedup {:.2f}x reached", settings_.target_speedup);
+    return true;
+  }
+  if (settings_.time_budget_s > 0 && elapsed_before_resume_s_ + seconds_since(started_) >= settings_.time_budget_s) {
+    reason = fmt::format("time budget of {:.0f} s spent", settings_.time_budget_s);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace kforge
