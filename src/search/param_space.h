@@ -42,7 +42,7 @@ class ParamSpace {
   std::optional<std::size_t> index_of(const TunableParam& param, std::int64_t value) const;
   // Sum over params of the difference in list positions (an unlisted value counts as the list size).
   int distance(const ParamValues& a, const ParamValues& b) const;
-  // Canonical text of a configuration: "BLOCK=256,ITEMS=1", params in manifest order.
+  // Canonical text of a configuration: "BLOCK=256,ITEMS=1", params in the task's order.
   std::string key(const ParamValues& values) const;
 
  private:
