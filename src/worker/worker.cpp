@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/files.h"
 #include "worker/session.h"
 
 namespace kforge {
@@ -30,6 +31,7 @@ void reply(FILE* out, const json& message) {
 struct Options {
   Language language = Language::OpenCL;
   int device = 0;
+  std::string oneshot;  // request file: answer it and exit (a profiler's target process)
 };
 
 Options parse_options(int argc, char** argv) {
@@ -42,9 +44,24 @@ Options parse_options(int argc, char** argv) {
       options.language = *language;
     } else if (flag == "--device") {
       options.device = std::stoi(argv[++i]);
+    } else if (flag == "--oneshot") {
+      options.oneshot = argv[++i];
     }
   }
   return options;
+}
+
+// Profilers (ncu, rocprofv3) launch the process they profile themselves, so they cannot
+// use the orchestrator's pipes: read the one request from a file, answer on stdout, exit.
+int answer_oneshot(WorkerSession& session, const std::string& request_file, FILE* out) {
+  try {
+    const json reply_message = session.handle(json::parse(read_file(request_file)));
+    reply(out, reply_message);
+    return reply_message.value("ok", false) ? 0 : 1;
+  } catch (const std::exception& e) {
+    reply(out, {{"ok", false}, {"error", e.what()}});
+    return 1;
+  }
 }
 }  // namespace
 
@@ -54,6 +71,7 @@ int run_worker(int argc, char** argv) {
   try {
     const Options options = parse_options(argc, argv);
     session = std::make_unique<WorkerSession>(options.language, options.device);
+    if (!options.oneshot.empty()) return answer_oneshot(*session, options.oneshot, out);
     reply(out, {{"ok", true}, {"ready", true}});
   } catch (const std::exception& e) {
     reply(out, {{"ok", false}, {"error", std::string("worker could not open the device: ") + e.what()}});
