@@ -200,12 +200,19 @@ std::vector<Proposal> Evolution::propose(int generation, int count) {
   OperatorContext context{evaluator_.task(), rng_, by_speed,
                           [this](const KernelVariant& v) { return seen_.contains(v); }, ""};
   // Several attempts per slot: an operator may have nothing new for the parents it drew.
-  for (int attempt = 0; attempt < count * 6 && static_cast<int>(proposals.size()) < count; ++attempt) {
+  // Exhausted operators (an LLM whose budget is spent) are skipped without using up an attempt.
+  for (int attempt = 0, draws = 0;
+       attempt < count * 6 && draws < count * 60 && static_cast<int>(proposals.size()) < count; ++draws) {
     Operator& op = *operators_[scheduler_.pick(rng_)];
+    if (op.exhausted()) continue;
+    ++attempt;
     const auto parents = pick_parents(op.arity());
     if (static_cast<int>(parents.size()) < op.arity()) continue;
     for (Proposal& proposal : op.propose(context, parents, 1)) {
-      if (!seen_.insert(proposal.variant)) continue;
+      if (!seen_.insert(proposal.variant)) {
+        if (proposal.on_stored) proposal.on_stored(std::nullopt);
+        continue;
+      }
       if (proposal.operator_name.empty()) proposal.operator_name = op.name();
       proposals.push_back(std::move(proposal));
     }
@@ -229,6 +236,7 @@ std::vector<Individual> Evolution::evaluate_batch(int generation, std::vector<Pr
     record.rationale = proposal.rationale;
     Individual individual;
     individual.id = store_.insert_candidate(record);
+    if (proposal.on_stored) proposal.on_stored(individual.id);
     individual.generation = generation;
     individual.variant = proposal.variant;
     individual.operator_name = proposal.operator_name;
@@ -303,6 +311,11 @@ std::optional<Individual> Evolution::best() const {
 }
 
 bool Evolution::should_stop(std::string& reason) const {
+  if (!operators_.empty() &&
+      std::all_of(operators_.begin(), operators_.end(), [](const auto& op) { return op->exhausted(); })) {
+    reason = "every operator is exhausted";
+    return true;
+  }
   const auto best_now = best();
   if (settings_.target_speedup > 0 && best_now && best_now->speedup >= settings_.target_speedup) {
     reason = fmt::format("target speedup {:.2f}x reached", settings_.target_speedup);

@@ -40,6 +40,10 @@ struct Proposal {
   std::string operator_name;
   std::string strategy;   // short label ("BLOCK 256->512", "__restrict__ on pointers")
   std::string rationale;  // why
+  // Called once by the search: with the stored candidate's id, or nullopt when it drops the
+  // proposal as a duplicate. Lets an operator link what it recorded (e.g. LLM exchanges) to
+  // the candidate that came of it.
+  std::function<void(std::optional<std::int64_t> candidate_id)> on_stored;
 };
 
 struct OperatorContext {
@@ -63,6 +67,9 @@ class Operator {
   // Up to `count` new, not-yet-seen variants; fewer (or none) when the operator is exhausted.
   virtual std::vector<Proposal> propose(OperatorContext& context, const std::vector<const Individual*>& parents,
                                         int count) = 0;
+  // True once the operator can never propose again in this run (e.g. its LLM budget is
+  // spent): the search stops drawing it, and stops when every operator is exhausted.
+  virtual bool exhausted() const { return false; }
 };
 
 }  // namespace kforge
