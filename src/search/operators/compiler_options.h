@@ -11,7 +11,8 @@ namespace kforge {
 // transcendentals, flushed denormals) stay inside with room to spare.
 inline constexpr double kFastMathMinRtol = 1e-4;
 
-// Every output is floating point and its tolerance allows at least kFastMathMinRtol relative error.
+// The task writes floating-point outputs and every one of them tolerates at least
+// kFastMathMinRtol relative error.
 bool fast_math_allowed(const Task& task);
 
 // The options the operator may add for this task, in a fixed order.

@@ -44,7 +44,8 @@ std::optional<RestrictResult> add_restrict(const std::string& source, Language l
   for (const auto& param : split_commas(location->tokens, location->params_open + 1, location->params_close)) {
     const auto position = restrict_position(param);
     if (!position) continue;
-    edits.push_back({*position, 0, qualifier});
+    const bool glued_to_name = *position < source.size() && is_identifier_char(source[*position]);  // `float *b`
+    edits.push_back({*position, 0, qualifier + (glued_to_name ? " " : "")});
     result.params.push_back(parameter_name(param));
   }
   if (edits.empty()) return std::nullopt;
