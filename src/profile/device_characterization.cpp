@@ -9,15 +9,17 @@ namespace kforge {
 namespace {
 using nlohmann::json;
 
-constexpr int kChains = 8;  // independent FMA chains per thread in the probe kernels
+// FMA lanes per thread and iteration: 8 scalar chains (CUDA), 4 float16 chains (OpenCL).
+constexpr int kCudaLanes = 8;
+constexpr int kOpenClLanes = 64;
 
 struct ProbeSize {
   std::int64_t threads;
   std::int64_t iterations;
 };
-// GPU: ~69 GFLOP, about a millisecond on an H100. CPU: ~0.27 GFLOP, milliseconds on a few cores.
+// GPU: 69 GFLOP (CUDA), about a millisecond on an H100. CPU: 0.27 GFLOP, milliseconds on a few cores.
 constexpr ProbeSize kGpuProbe{1 << 20, 4096};
-constexpr ProbeSize kCpuProbe{1 << 14, 1024};
+constexpr ProbeSize kCpuProbe{1 << 14, 128};
 
 const char* kCudaProbe = R"(// kforge FP32 peak probe: 8 independent FMA chains per thread.
 extern "C" __global__ void fma_peak(float* out, int iters) {
@@ -33,21 +35,27 @@ extern "C" __global__ void fma_peak(float* out, int iters) {
 }
 )";
 
-const char* kOpenClProbe = R"(// kforge FP32 peak probe: 8 independent multiply-add chains per work-item.
+// float16 vectors: CPU OpenCL implementations (PoCL) do not vectorise this loop across
+// work-items, so the SIMD width must be explicit; GPUs split the vectors into scalar lanes.
+// The lanes start different so no compiler can fold them into one scalar chain.
+const char* kOpenClProbe = R"(// kforge FP32 peak probe: 4 independent float16 multiply-add chains per work-item.
 __kernel void fma_peak(__global float* out, int iters) {
   const int i = get_global_id(0);
-  float a0 = i * 1e-9f, a1 = a0 + 0.1f, a2 = a0 + 0.2f, a3 = a0 + 0.3f;
-  float a4 = a0 + 0.4f, a5 = a0 + 0.5f, a6 = a0 + 0.6f, a7 = a0 + 0.7f;
-  const float m = 0.9999f, c = 1e-4f;
+  const float16 lanes = (float16)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f,
+                                  8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f) * 1e-3f;
+  float16 a0 = (float16)(i * 1e-9f) + lanes, a1 = a0 + 0.1f, a2 = a0 + 0.2f, a3 = a0 + 0.3f;
+  const float16 m = (float16)(0.9999f), c = (float16)(1e-4f);
   for (int k = 0; k < iters; ++k) {
     a0 = mad(a0, m, c); a1 = mad(a1, m, c); a2 = mad(a2, m, c); a3 = mad(a3, m, c);
-    a4 = mad(a4, m, c); a5 = mad(a5, m, c); a6 = mad(a6, m, c); a7 = mad(a7, m, c);
   }
-  out[i] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+  const float16 s = (a0 + a1) + (a2 + a3);
+  const float8 h = s.lo + s.hi;
+  const float4 q = h.lo + h.hi;
+  out[i] = (q.x + q.y) + (q.z + q.w);
 }
 )";
 
-std::string probe_manifest(const std::string& language, const std::string& source, ProbeSize size) {
+std::string probe_manifest(const std::string& language, const std::string& source, ProbeSize size, int lanes) {
   return fmt::format(R"([task]
 name        = "fma_peak"
 language    = "{}"
@@ -79,7 +87,7 @@ iters = {}
 bytes = "4 * n"
 flops = "{} * n * iters"
 )",
-                     language, source, size.threads, size.iterations, 2 * kChains);
+                     language, source, size.threads, size.iterations, 2 * lanes);
 }
 
 std::optional<double> number(const json& record, const char* key) {
@@ -149,10 +157,11 @@ std::filesystem::path device_cache_file(const json& info) {
 FmaProbeTask write_fma_probe_task(Language language, bool is_gpu, const std::filesystem::path& dir) {
   const bool cuda = language == Language::Cuda;
   const std::string source = cuda ? "fma_peak.cu" : "fma_peak.cl";
+  const int lanes = cuda ? kCudaLanes : kOpenClLanes;
   const ProbeSize size = is_gpu ? kGpuProbe : kCpuProbe;
   write_file(dir / source, cuda ? kCudaProbe : kOpenClProbe);
-  write_file(dir / "kforge.toml", probe_manifest(to_string(language), source, size));
-  return {dir / "kforge.toml", 2.0 * kChains * static_cast<double>(size.threads) * static_cast<double>(size.iterations)};
+  write_file(dir / "kforge.toml", probe_manifest(to_string(language), source, size, lanes));
+  return {dir / "kforge.toml", 2.0 * lanes * static_cast<double>(size.threads) * static_cast<double>(size.iterations)};
 }
 
 DeviceCharacterization characterize_device(const json& info, double copy_gbps, const ProbeTimer& time_probe) {

@@ -35,8 +35,9 @@ DeviceInfo device_info_from_json(const nlohmann::json& info);
 std::filesystem::path device_cache_file(const nlohmann::json& info);
 
 // The FP32 probe as an ordinary kforge task (manifest + kernel) for the backend, written
-// under `dir`: each thread runs 8 independent FMA chains, so the issue rate, not latency,
-// limits it. Sized for a GPU or, smaller, for a CPU OpenCL device.
+// under `dir`: each thread runs independent FMA chains (8 scalar ones in CUDA, 4 float16
+// ones in OpenCL for CPU SIMD), so the issue rate, not latency, limits it. Sized for a GPU
+// or, smaller, for a CPU OpenCL device.
 struct FmaProbeTask {
   std::filesystem::path manifest;
   double flops = 0;  // per launch
