@@ -23,6 +23,9 @@ struct OptimizeArgs {
   double time_budget = 0;
   std::uint64_t seed = 0;
   std::string llm;
+  double llm_budget_usd = 0;
+  std::int64_t llm_budget_tokens = 0;
+  bool llm_only = false;
   bool json = false;
   EvalFlags eval;
 };
@@ -58,6 +61,9 @@ OptimizeOptions options_from(const OptimizeArgs& args, const Task& task, std::ui
   options.evolution.seed = seed;
   options.eval = eval_options(args.eval, task.kernel.language);
   options.llm_spec = args.llm;
+  options.llm_budget_usd = args.llm_budget_usd;
+  options.llm_budget_tokens = args.llm_budget_tokens;
+  options.llm_only = args.llm_only;
   return options;
 }
 
@@ -86,6 +92,11 @@ int resume(const OptimizeArgs& args) {
   resumed.population = settings.population;
   resumed.time_budget = settings.time_budget_s;
   resumed.llm = settings.llm;
+  // The LLM budget and mode are the run's, not the session's: a resume keeps them unless given anew.
+  const nlohmann::json llm_options = store.get_setting("llm_options").value_or(nlohmann::json::object());
+  if (resumed.llm_budget_usd <= 0) resumed.llm_budget_usd = llm_options.value("usd", 0.0);
+  if (resumed.llm_budget_tokens <= 0) resumed.llm_budget_tokens = llm_options.value("tokens", std::int64_t{0});
+  resumed.llm_only = resumed.llm_only || llm_options.value("llm_only", false);
   store.set_status("running");
   const auto summary = optimize_task(task, store, options_from(resumed, task, settings.seed));
   if (args.json) fmt::print("{}\n", summary.dump(2));
@@ -105,7 +116,10 @@ Action add_optimize(CLI::App& app) {
   sub->add_option("--time-budget", args->time_budget, "Stop after this many seconds");
   sub->add_option("--runs-dir", args->runs_dir, "Where run folders go")->capture_default_str();
   sub->add_option("--seed", args->seed, "Random seed (default: random)");
-  sub->add_option("--llm", args->llm, "LLM as openai:MODEL or anthropic:MODEL");
+  sub->add_option("--llm", args->llm, "LLM as openai:MODEL, anthropic:MODEL, replay:RUN_DIR or none");
+  sub->add_option("--llm-budget-usd", args->llm_budget_usd, "Stop using the LLM after this many US dollars");
+  sub->add_option("--llm-budget-tokens", args->llm_budget_tokens, "Stop using the LLM after this many tokens");
+  sub->add_flag("--llm-only", args->llm_only, "Use only the LLM operators (no built-in ones)");
   sub->add_flag("--json", args->json, "Print a JSON summary on stdout");
   add_eval_flags(*sub, args->eval);
   return [args] {
@@ -116,6 +130,9 @@ Action add_optimize(CLI::App& app) {
     for (const Task& task : detect_tasks(args->path)) {
       RunStore store = RunStore::create(RunStore::new_run_dir(args->runs_dir, task.name));
       store.write_settings(settings_from(*args, task, seed));
+      store.set_setting("llm_options", {{"usd", args->llm_budget_usd},
+                                       {"tokens", args->llm_budget_tokens},
+                                       {"llm_only", args->llm_only}});
       log::info("task {} -> {}", task.name, store.run_dir().string());
       try {
         summaries.push_back(optimize_task(task, store, options_from(*args, task, seed)));

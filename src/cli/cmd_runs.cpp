@@ -26,7 +26,33 @@ void print_candidate(const CandidateRecord& c) {
   if (!c.analysis.empty()) fmt::print("analysis   {}\n", c.analysis);
 }
 
-int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_source) {
+// Message content as text: a plain string (OpenAI), or an array of {type: text} blocks (Anthropic).
+std::string content_text(const nlohmann::json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (content.is_array())
+    for (const auto& block : content)
+      if (block.is_object() && block.value("type", "") == "text") text += block.value("text", "");
+  return text;
+}
+
+// The conversation of one exchange as the model saw it, then its reply (or what the server sent).
+void print_exchange_text(const LlmExchangeRecord& exchange) {
+  fmt::print("\n=== exchange #{} ({}, {} {}) ===\n", exchange.id, exchange.purpose, exchange.provider, exchange.model);
+  const nlohmann::json& request = exchange.request;
+  if (request.is_object()) {
+    if (request.contains("system")) fmt::print("--- system ---\n{}\n", content_text(request["system"]));
+    for (const auto& message : request.value("messages", nlohmann::json::array()))
+      fmt::print("--- {} ---\n{}\n", message.value("role", "?"),
+                 content_text(message.value("content", nlohmann::json())));
+  } else {
+    fmt::print("--- request ---\n{}\n", request.is_string() ? request.get<std::string>() : request.dump());
+  }
+  fmt::print("--- response ({}) ---\n{}\n", exchange.status, exchange.response);
+  if (!exchange.error.empty()) fmt::print("--- error ---\n{}\n", exchange.error);
+}
+
+int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_source, bool with_llm) {
   const RunStore store = RunStore::open_read_only(run_dir);
   if (!id) {
     const RunSettings s = store.read_settings();
@@ -53,6 +79,8 @@ int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_s
     fmt::print("llm        #{} {} {} {} tokens in/out {}/{} ${:.4f}{}\n", exchange.id, exchange.purpose,
                exchange.model, exchange.status, exchange.input_tokens, exchange.output_tokens, exchange.cost_usd,
                exchange.error.empty() ? "" : " error: " + exchange.error);
+  if (with_llm)
+    for (const auto& exchange : store.list_llm_exchanges(*id)) print_exchange_text(exchange);
   if (with_source) fmt::print("\n{}\n", lineage.back().source);
   return 0;
 }
@@ -85,12 +113,14 @@ Action add_show(CLI::App& app) {
     std::string run_dir;
     std::optional<std::int64_t> candidate;
     bool source = false;
+    bool llm = false;
   };
   auto args = std::make_shared<Args>();
   sub->add_option("run_dir", args->run_dir, "Run folder")->required();
   sub->add_option("candidate", args->candidate, "Candidate id");
   sub->add_flag("--source", args->source, "Print the candidate's source");
-  return [args] { return show(args->run_dir, args->candidate, args->source); };
+  sub->add_flag("--llm", args->llm, "Print the full text of the candidate's LLM exchanges");
+  return [args] { return show(args->run_dir, args->candidate, args->source, args->llm); };
 }
 
 Action add_report(CLI::App& app) {

@@ -4,6 +4,7 @@
 
 #include "report/report.h"
 #include "search/builtin_operators.h"
+#include "search/llm/llm_setup.h"
 #include "util/files.h"
 #include "util/log.h"
 
@@ -92,7 +93,17 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   print_static_profile(evaluator);
   const std::string device_name = evaluator.device().info.value("name", std::string());
 
-  Evolution evolution(evaluator, store, builtin_operators(task), options.evolution);
+  // The LLM operators join the built-in ones; without an LLM one line says why.
+  std::vector<std::unique_ptr<Operator>> operators;
+  if (!options.llm_only) operators = builtin_operators(task);
+  const DeviceSummary device = evaluator.device();
+  LlmSetup llm = setup_llm_operators({options.llm_spec, options.llm_budget_usd, options.llm_budget_tokens, {}}, task,
+                                     store, {device_name, device.info, device.copy_gbps}, !operators.empty());
+  if (options.llm_only && !llm.session) throw std::runtime_error("--llm-only needs an LLM: " + llm.message);
+  log::info("  {}", llm.message);
+  for (auto& op : llm.operators) operators.push_back(std::move(op));
+
+  Evolution evolution(evaluator, store, std::move(operators), options.evolution);
   const EvolutionOutcome outcome = evolution.run();
   log::info("  stopped: {}", outcome.stop_reason);
 

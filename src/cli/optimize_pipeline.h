@@ -17,7 +17,10 @@ struct OptimizeOptions {
   EvolutionSettings evolution;
   EvalOptions eval;
   int final_seeds = 5;           // fresh inputs per size when re-verifying the best
-  std::string llm_spec;          // empty: built-in operators only
+  std::string llm_spec;          // --llm; empty: $KFORGE_LLM or an API key in the environment; none: off
+  double llm_budget_usd = 0;     // --llm-budget-usd; 0: no limit (or $KFORGE_LLM_MAX_COST_USD)
+  std::int64_t llm_budget_tokens = 0;  // --llm-budget-tokens; 0: no limit (or $KFORGE_LLM_MAX_TOKENS)
+  bool llm_only = false;         // --llm-only: no built-in operators (an error without an LLM)
 };
 
 // Runs (or resumes) the optimisation of `task` recorded in `store`; returns the summary
