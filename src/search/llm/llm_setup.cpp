@@ -72,7 +72,8 @@ LlmSetup setup_llm_operators(const LlmOptions& options, const Task& task, RunSto
   auto sink = std::make_shared<FanoutExchangeSink>(std::vector<std::shared_ptr<llm::ExchangeSink>>{store_sink, jsonl_sink});
   llm::ProviderSelection selection = llm::select_provider(options.spec, with_budget(env, budget), sink);
   if (!selection) {
-    setup.message = selection.reason;
+    const bool says_so = selection.reason.find("built-in") != std::string::npos;
+    setup.message = selection.reason + (says_so ? "" : "; using the built-in operators only");
     return setup;
   }
   setup.session = std::make_shared<LlmSession>(std::move(selection.provider), store_sink, store, task,
