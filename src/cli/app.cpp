@@ -30,6 +30,7 @@ int run_cli(int argc, char** argv) {
   add(cli::add_runs);
   add(cli::add_show);
   add(cli::add_report);
+  add(cli::add_sweep);
 
   try {
     app.parse(argc, argv);

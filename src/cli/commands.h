@@ -18,5 +18,6 @@ Action add_optimize(CLI::App& app);
 Action add_runs(CLI::App& app);
 Action add_show(CLI::App& app);
 Action add_report(CLI::App& app);
+Action add_sweep(CLI::App& app);
 
 }  // namespace kforge::cli

@@ -209,10 +209,11 @@ std::uint64_t checksum(const HostBuffer& buffer) {
   return XXH3_64bits(buffer.bytes.data(), buffer.bytes.size());
 }
 
-Comparison compare(const HostBuffer& actual, const HostBuffer& expected, const Tolerance& tolerance) {
+namespace {
+Comparison compare_range(const HostBuffer& actual, const HostBuffer& expected, const Tolerance& tolerance,
+                         std::int64_t begin, std::int64_t end) {
   Comparison result;
-  const std::int64_t count = std::min(actual.count, expected.count);
-  for (std::int64_t i = 0; i < count; ++i) {
+  for (std::int64_t i = begin; i < end; ++i) {
     const double a = actual.get(i);
     const double e = expected.get(i);
     bool ok;
@@ -240,6 +241,32 @@ Comparison compare(const HostBuffer& actual, const HostBuffer& expected, const T
       ++result.mismatches;
       result.passed = false;
     }
+  }
+  return result;
+}
+}  // namespace
+
+Comparison compare(const HostBuffer& actual, const HostBuffer& expected, const Tolerance& tolerance) {
+  // Chunks compared in parallel, then merged in order so the first mismatch is the first.
+  constexpr std::int64_t kChunk = 1 << 20;
+  const std::int64_t count = std::min(actual.count, expected.count);
+  const std::size_t chunks = static_cast<std::size_t>((count + kChunk - 1) / kChunk);
+  std::vector<Comparison> parts(chunks);
+  parallel_for(chunks, [&](std::size_t c) {
+    const std::int64_t begin = static_cast<std::int64_t>(c) * kChunk;
+    parts[c] = compare_range(actual, expected, tolerance, begin, std::min(count, begin + kChunk));
+  });
+  Comparison result;
+  for (const Comparison& part : parts) {
+    result.max_abs_err = std::max(result.max_abs_err, part.max_abs_err);
+    result.max_rel_err = std::max(result.max_rel_err, part.max_rel_err);
+    if (part.mismatches > 0 && result.mismatches == 0) {
+      result.first_mismatch = part.first_mismatch;
+      result.first_actual = part.first_actual;
+      result.first_expected = part.first_expected;
+    }
+    result.mismatches += part.mismatches;
+    result.passed = result.passed && part.passed;
   }
   if (actual.count != expected.count) result.passed = false;
   return result;

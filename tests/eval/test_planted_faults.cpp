@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("unwritten_output", EvalStatus::Incorrect),
                       std::make_pair("out_of_bounds_write", EvalStatus::RuntimeError),
                       std::make_pair("input_mutation", EvalStatus::Incorrect)),
-    [](const auto& info) { return std::string(info.param.first); });
+    [](const auto& param_info) { return std::string(param_info.param.first); });
 
 TEST(PlantedFaults, MessagesSayWhatWentWrong) {
   std::string why;
@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_pair("unwritten_output", EvalStatus::Incorrect),
                       std::make_pair("out_of_bounds_write", EvalStatus::RuntimeError),
                       std::make_pair("input_mutation", EvalStatus::Incorrect)),
-    [](const auto& info) { return std::string(info.param.first); });
+    [](const auto& param_info) { return std::string(param_info.param.first); });
 
 }  // namespace
 }  // namespace kforge
