@@ -5,6 +5,7 @@
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/parallel.h"
+#include "util/trace.h"
 
 namespace kforge {
 namespace {
@@ -64,6 +65,7 @@ KernelVariant Evaluator::reference_variant() const {
 }
 
 CompileResult Evaluator::compile(const KernelVariant& variant) {
+  TraceScope trace("compile");
   CompileRequest request;
   request.language = task_.kernel.language;
   request.source = variant.source;
@@ -138,6 +140,7 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
     const json request = {{"op", "check"},         {"manifest", task_.manifest_path.string()},
                           {"variant", candidate},  {"reference", reference},
                           {"sizes", {size.name}},  {"seeds", seeds}};
+    TraceScope trace("check " + size.name);
     const WorkerReply reply = worker_.request(request, options_.check_timeout_s);
     if (reply.kind != WorkerReply::Kind::Ok) {
       result.status = status_for(reply);
@@ -183,6 +186,7 @@ std::vector<std::optional<TimingStats>> Evaluator::time_together(
                         {"target_rel_ci", t.target_rel_ci},
                         {"flush_cache", t.flush_cache}};
   std::lock_guard lock(worker_mutex_);
+  TraceScope trace("time");
   const WorkerReply reply = worker_.request(request, options_.time_timeout_s);
   if (reply.kind != WorkerReply::Kind::Ok) {
     error = (reply.kind == WorkerReply::Kind::TimedOut ? "timing " : "timing failed: ") + reply.message;

@@ -196,12 +196,23 @@ void fill_random(HostBuffer& buffer, const std::string& distribution, std::uint6
   }
 }
 
+namespace {
+template <typename T>
+void fill_pattern(HostBuffer& buffer, T pattern) {
+  T* data = reinterpret_cast<T*>(buffer.bytes.data());
+  std::fill(data, data + buffer.count, pattern);
+}
+}  // namespace
+
 void poison(HostBuffer& buffer) {
-  if (is_floating(buffer.dtype)) {
-    for (std::int64_t i = 0; i < buffer.count; ++i) buffer.set(i, std::numeric_limits<double>::quiet_NaN());
-  } else {
-    // 0xA5 bytes: a value no kernel writes by accident and no reference produces for our inputs.
-    std::memset(buffer.bytes.data(), 0xA5, buffer.bytes.size());
+  // Quiet NaN bit patterns per float type; 0xA5 bytes for integers, a value no kernel writes
+  // by accident and no reference produces for our inputs.
+  switch (buffer.dtype) {
+    case DType::F16: fill_pattern<std::uint16_t>(buffer, 0x7E00u); break;
+    case DType::BF16: fill_pattern<std::uint16_t>(buffer, 0x7FC0u); break;
+    case DType::F32: fill_pattern<std::uint32_t>(buffer, 0x7FC00000u); break;
+    case DType::F64: fill_pattern<std::uint64_t>(buffer, 0x7FF8000000000000ull); break;
+    default: std::memset(buffer.bytes.data(), 0xA5, buffer.bytes.size()); break;
   }
 }
 

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "util/trace.h"
+
 namespace kforge {
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -89,6 +91,7 @@ void WorkerProcess::spawn() {
 
 void WorkerProcess::ensure_started() {
   if (running()) return;
+  TraceScope trace("worker start");
   spawn();
   std::string line;
   if (read_line(line, limits_.startup_timeout_s) != ReadOutcome::Line) {

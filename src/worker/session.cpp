@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 
 #include "eval/host_buffer.h"
 #include "eval/kernel_args.h"
 #include "util/files.h"
+#include "util/trace.h"
 
 namespace kforge {
 namespace {
@@ -29,12 +31,15 @@ const ProblemSize& find_size(const Task& task, const std::string& name) {
   throw TaskError(task.manifest_path.string() + ": no problem size named '" + name + "'");
 }
 
-// Downloads every buffer argument, so outputs can be compared and inputs checksummed.
+// Downloads the buffer arguments into fresh host buffers shaped like `shapes`: outputs to
+// compare and inputs to checksum.
 std::vector<HostBuffer> download_args(Device& device, const Task& task, const ArgBinding& binding,
-                                      const std::vector<HostBuffer>& shapes) {
-  std::vector<HostBuffer> result = shapes;
+                                      const std::vector<HostBuffer>& shapes, bool include_inputs) {
+  std::vector<HostBuffer> result(shapes.size());
   for (std::size_t i = 0; i < task.args.size(); ++i) {
-    if (binding.buffers[i] < 0 || result[i].size_bytes() == 0) continue;
+    if (binding.buffers[i] < 0 || shapes[i].size_bytes() == 0) continue;
+    if (task.args[i].role == ArgRole::Input && !include_inputs) continue;
+    result[i] = make_buffer(shapes[i].dtype, shapes[i].count);
     device.download(binding.buffers[i], result[i].bytes.data(), result[i].size_bytes());
   }
   return result;
@@ -76,6 +81,7 @@ WorkerSession::LoadedVariant WorkerSession::load_variant(const json& variant) {
 
 json WorkerSession::handle(const json& request) {
   const std::string op = request.at("op");
+  TraceScope trace("worker " + op);
   if (op == "info") return info();
   if (op == "check") return check(request);
   if (op == "time") return time(request);
@@ -114,33 +120,38 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
   json result = {{"size", size.name}, {"seed", seed}, {"passed", false}};
   const Bindings ref_bindings = bindings_for(t, size, reference.params);
   const Bindings cand_bindings = bindings_for(t, size, candidate.params);
+  std::optional<TraceScope> phase(std::in_place, "  inputs " + size.name);
   const std::vector<HostBuffer> inputs = make_host_args(t, ref_bindings, seed);
+  phase.emplace("  reference run+download");
 
   // Reference first, on its own buffers: the candidate never sees the reference's output.
   ArgBinding ref_binding = bind_args(*device_, t, ref_bindings, inputs);
   device_->launch(reference.kernel, ref_binding.args, launch_dims(t, ref_bindings));
   device_->synchronize();
-  const std::vector<HostBuffer> expected = download_args(*device_, t, ref_binding, inputs);
+  const std::vector<HostBuffer> expected = download_args(*device_, t, ref_binding, inputs, false);
   release_args(*device_, ref_binding);
 
-  const std::vector<HostBuffer> cand_inputs = make_host_args(t, cand_bindings, seed);
+  phase.emplace("  candidate run+download");
+  // The candidate gets the very same inputs (and freshly poisoned outputs, as in `inputs`).
   for (std::size_t i = 0; i < t.args.size(); ++i) {
-    if (cand_inputs[i].count != inputs[i].count) {
+    if (t.args[i].role != ArgRole::Scalar && element_count(t.args[i], cand_bindings) != inputs[i].count) {
       result["message"] = "argument '" + t.args[i].name + "' has a different size under this variant's parameters";
       return result;
     }
   }
+  const std::vector<HostBuffer>& cand_inputs = inputs;
   ArgBinding binding = bind_args(*device_, t, cand_bindings, cand_inputs);
   device_->launch(candidate.kernel, binding.args, launch_dims(t, cand_bindings));
   // A full device synchronisation, so work a kernel left on another stream counts too.
   device_->synchronize();
-  const std::vector<HostBuffer> actual = download_args(*device_, t, binding, cand_inputs);
+  const std::vector<HostBuffer> actual = download_args(*device_, t, binding, cand_inputs, true);
   std::string guard_violation;
   for (std::size_t i = 0; i < t.args.size(); ++i)
     if (binding.buffers[i] >= 0 && !device_->guards_intact(binding.buffers[i]) && guard_violation.empty())
       guard_violation = t.args[i].name;
   release_args(*device_, binding);
 
+  phase.emplace("  compare");
   if (!guard_violation.empty()) {
     result["fault"] = "out_of_bounds";
     result["message"] = "out-of-bounds write: memory just outside buffer '" + guard_violation + "' was overwritten";
@@ -188,12 +199,17 @@ json WorkerSession::time(const json& request) {
     std::vector<double> wall;
   };
   std::vector<Timed> timed;
+  std::vector<HostBuffer> host;  // shared by variants whose argument sizes agree
   for (const auto& v : request.at("variants")) {
     Timed entry;
     entry.id = v.at("id");
     entry.variant = load_variant(v);
     const Bindings bindings = bindings_for(t, size, entry.variant.params);
-    entry.binding = bind_args(*device_, t, bindings, make_host_args(t, bindings, seed));
+    bool same_shapes = !host.empty();
+    for (std::size_t i = 0; same_shapes && i < t.args.size(); ++i)
+      same_shapes = t.args[i].role == ArgRole::Scalar || element_count(t.args[i], bindings) == host[i].count;
+    if (!same_shapes) host = make_host_args(t, bindings, seed);
+    entry.binding = bind_args(*device_, t, bindings, host);
     entry.dims = launch_dims(t, bindings);
     timed.push_back(std::move(entry));
   }
