@@ -7,8 +7,10 @@ source scripts/gpu_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 kforge doctor
 echo "== GPU tests"
-test_backend 2>&1 | tail -3
-test_eval --gtest_filter='Cuda*' 2>&1 | grep -E "OK|FAILED|PASSED|Failure|Which is" | tail -12
+test_backend > "$OUT/test_backend.log" 2>&1; grep -E "FAILED|PASSED|Failure" "$OUT/test_backend.log" | tail -8
+test_eval --gtest_filter='Cuda*' > "$OUT/test_eval.log" 2>&1; grep -E "FAILED|PASSED|Failure" "$OUT/test_eval.log" | tail -8
+echo "== where the time of one vector_add evaluation goes"
+KFORGE_TRACE=1 kforge bench examples/vector_add/cuda 2>&1 | grep -E "trace|latency"
 echo "== NVRTC compile time (cold cache) and evaluate time per example"
 for dir in examples/*/cuda; do
   name=$(basename "$(dirname "$dir")")
@@ -26,3 +28,4 @@ for i in 1 2 3 4 5; do kforge bench examples/vector_add/cuda --json 2>/dev/null;
 echo "== best vector_add configuration vs copy bandwidth"
 kforge sweep examples/vector_add/cuda --json --seeds 1 --max-seconds 0.5 > "$OUT/sweep_vector_add.json" 2>/dev/null
 python3 scripts/gpu_summary.py "$OUT"
+(cd "$OUT" && tar czf ../gpu_check_results.tar.gz . && mv ../gpu_check_results.tar.gz .)
