@@ -28,4 +28,4 @@ for i in 1 2 3 4 5; do kforge bench examples/vector_add/cuda --json 2>/dev/null;
 echo "== best vector_add configuration vs copy bandwidth"
 kforge sweep examples/vector_add/cuda --json --seeds 1 --max-seconds 0.5 > "$OUT/sweep_vector_add.json" 2>/dev/null
 python3 scripts/gpu_summary.py "$OUT"
-(cd "$OUT" && tar czf ../gpu_check_results.tar.gz . && mv ../gpu_check_results.tar.gz .)
+tar czf "$RESULTS/gpu_check.tgz" -C "$OUT" .

@@ -33,3 +33,4 @@ for ex in examples:
     print(f"| {ex} | {len(sweep)} | {evaluations} | {best:.2f}x | {found:.2f}x (search {summary['search_speedup']:.2f}x) | "
           f"{100 * found / best:.0f}% | {random_best:.2f}x ({100 * random_best / best:.0f}%) | {100 * overhead:.1f}% |")
 PY
+tar czf "$RESULTS/search_bench.tgz" -C "$OUT" .

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -125,6 +127,17 @@ struct Attempt {
   std::string failure;
 };
 
+// KFORGE_KEEP_PROFILE=DIR keeps ncu's report and its CSV (to record parser fixtures).
+void keep_for_inspection(const std::filesystem::path& report, const std::string& csv) {
+  const char* keep = std::getenv("KFORGE_KEEP_PROFILE");
+  if (keep == nullptr || *keep == 0) return;
+  std::error_code ignored;
+  std::filesystem::create_directories(keep, ignored);
+  const auto stem = std::filesystem::path(keep) / std::to_string(::getpid());
+  std::filesystem::copy_file(report, stem.string() + ".ncu-rep", std::filesystem::copy_options::overwrite_existing, ignored);
+  std::ofstream(stem.string() + ".csv") << csv;
+}
+
 Attempt run_ncu(const ProfileTarget& target, const DevicePeaks& peaks, const ProfilerOptions& options,
                 const std::filesystem::path& ncu) {
   const auto start = Clock::now();
@@ -144,6 +157,7 @@ Attempt run_ncu(const ProfileTarget& target, const DevicePeaks& peaks, const Pro
   if (!std::filesystem::exists(report))
     return {std::nullopt, failure.reason.empty() ? "ncu wrote no report" : failure.reason};
   const CommandResult import = run_command(ncu_import_command(ncu, report), options.timeout_s);
+  keep_for_inspection(report, import.output);
   const NcuParse parsed = parse_ncu_csv(import.output);
   if (parsed.kernels.empty())
     return {std::nullopt, failure.reason.empty() ? "ncu's report holds no kernel" : failure.reason};
