@@ -10,7 +10,8 @@ PY=${KFORGE_PYTHON_BASE:-python3}
 if [[ ! -x .venv/bin/python ]]; then
   "$PY" -m venv .venv
 fi
-# torch 2.5.1 pins triton 3.1.0 on Linux x86_64; pinning both keeps CI reproducible.
+# torch 2.5.1 pins triton 3.1.0 on Linux x86_64; pinning all keeps CI reproducible. numpy stays
+# below 2: with numpy 2, the Triton 3.1 interpreter silently drops every tl.store.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check \
-  torch==2.5.1 triton==3.1.0 numpy==2.1.3 pytest==8.3.3
+  torch==2.5.1 triton==3.1.0 numpy==1.26.4 pytest==8.3.3
 .venv/bin/python -c "import torch, triton, numpy; print('python deps: torch', torch.__version__, 'triton', triton.__version__)"
