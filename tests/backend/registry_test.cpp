@@ -18,14 +18,15 @@ TEST(Registry, MakesCudaAndOpenClBackends) {
 
 TEST(Registry, LanguagesWithoutABackendGiveNull) {
   EXPECT_EQ(make_backend(Language::Hip), nullptr);
-  EXPECT_EQ(make_backend(Language::PyTorch), nullptr);
 }
 
 TEST(Registry, AllBackendsListsEachOnce) {
   const auto backends = all_backends();
-  ASSERT_EQ(backends.size(), 2u);
+  ASSERT_EQ(backends.size(), 4u);
   EXPECT_EQ(backends[0]->name(), "cuda");
   EXPECT_EQ(backends[1]->name(), "opencl");
+  EXPECT_EQ(backends[2]->name(), "triton");
+  EXPECT_EQ(backends[3]->name(), "pytorch");
 }
 
 TEST(Registry, ProbeNeverThrows) {
