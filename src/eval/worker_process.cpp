@@ -14,6 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "backend/python/python_env.h"
 #include "util/trace.h"
 
 namespace kforge {
@@ -62,8 +63,15 @@ void WorkerProcess::spawn() {
   int to_child[2], from_child[2];
   if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const std::string backend = to_string(language_);
-  const std::string device = std::to_string(device_index_);
+  // Triton and PyTorch tasks run in the Python worker, which speaks the same protocol.
+  const std::vector<std::string> command =
+      is_python_language(language_)
+          ? python_worker_command(language_, device_index_)
+          : std::vector<std::string>{executable_.string(), "--backend", to_string(language_), "--device",
+                                     std::to_string(device_index_)};
+  std::vector<char*> argv;
+  for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -76,8 +84,7 @@ void WorkerProcess::spawn() {
     set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(limits_.file_size_bytes));
     if (limits_.memory_bytes > 0) set_limit(RLIMIT_AS, static_cast<rlim_t>(limits_.memory_bytes));
     if (limits_.isolate_network) ::unshare(CLONE_NEWNET);  // fails harmlessly without privileges
-    ::execl(executable_.c_str(), executable_.c_str(), "--backend", backend.c_str(), "--device", device.c_str(),
-            static_cast<char*>(nullptr));
+    ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);
