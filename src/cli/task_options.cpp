@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "task/kernelbench.h"
 #include "task/manifest_search.h"
 
 namespace kforge::cli {
@@ -32,6 +33,8 @@ EvalOptions eval_options(const EvalFlags& flags, Language language) {
 std::vector<Task> load_tasks(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path))
     throw std::runtime_error(path.string() + ": no such file or folder");
+  // A KernelBench problem (.py with Model, get_inputs, get_init_inputs) is its own manifest.
+  if (is_kernelbench_problem(path)) return {kernelbench_task(path)};
   const auto manifests = find_manifests(path);
   if (manifests.empty())
     throw std::runtime_error(path.string() + ": no kforge.toml found; run `kforge init <kernel file>` to draft one");

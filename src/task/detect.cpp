@@ -6,6 +6,7 @@
 #include <set>
 
 #include "task/c_tokenizer.h"
+#include "task/kernelbench.h"
 #include "util/files.h"
 
 namespace kforge {
@@ -458,6 +459,19 @@ bool is_hidden_or_cache(const std::filesystem::path& dir) {
   return (!name.empty() && name[0] == '.') || name == "__pycache__";
 }
 
+// A KernelBench problem is one "kernel": its Model, whose inputs come from get_inputs().
+std::vector<DetectedKernel> detect_kernelbench(std::string_view source, const std::filesystem::path& file) {
+  if (!is_kernelbench_source(source)) return {};
+  DetectedKernel kernel;
+  kernel.name = "Model";
+  kernel.language = Language::PyTorch;
+  kernel.file = file;
+  const auto at = source.find("class Model");
+  kernel.line = 1 + static_cast<int>(std::count(source.begin(), source.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  kernel.attributes.push_back("kernelbench");
+  return {kernel};
+}
+
 }  // namespace
 
 std::optional<Language> language_for_file(const std::filesystem::path& file, std::string_view source) {
@@ -484,7 +498,7 @@ std::vector<DetectedKernel> detect_kernels_in_source(std::string_view source, La
     case Language::Triton:
       return detect_triton(PyLexer(source).run(), file);
     case Language::PyTorch:
-      return {};
+      return detect_kernelbench(source, file);
     case Language::Cuda:
     case Language::Hip:
     case Language::OpenCL:
