@@ -3,6 +3,7 @@
 #include "search/operators/compiler_options.h"
 #include "search/operators/crossover.h"
 #include "search/operators/restrict.h"
+#include "search/operators/sample.h"
 #include "search/operators/tune.h"
 #include "search/operators/unroll.h"
 
@@ -10,6 +11,7 @@ namespace kforge {
 
 std::vector<std::unique_ptr<Operator>> builtin_operators(const Task& task) {
   std::vector<std::unique_ptr<Operator>> all;
+  all.push_back(std::make_unique<SampleOperator>());
   all.push_back(std::make_unique<TuneOperator>());
   all.push_back(std::make_unique<CrossoverOperator>());
   all.push_back(std::make_unique<CompilerOptionsOperator>());

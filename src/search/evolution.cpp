@@ -199,11 +199,16 @@ std::vector<Proposal> Evolution::propose(int generation, int count) {
     if (!is_selectable(individual)) by_speed.push_back(individual);  // failures last
   OperatorContext context{evaluator_.task(), rng_, by_speed,
                           [this](const KernelVariant& v) { return seen_.contains(v); }, ""};
+  const auto sampler = std::find_if(operators_.begin(), operators_.end(),
+                                    [](const auto& op) { return op->name() == "sample"; });
   // Several attempts per slot: an operator may have nothing new for the parents it drew.
   // Exhausted operators (an LLM whose budget is spent) are skipped without using up an attempt.
   for (int attempt = 0, draws = 0;
        attempt < count * 6 && draws < count * 60 && static_cast<int>(proposals.size()) < count; ++draws) {
-    Operator& op = *operators_[scheduler_.pick(rng_)];
+    // The first generation starts space-filling: uniform samples of the tunable space find the
+    // good regions that a local walk from the baseline would take many generations to reach.
+    const bool space_filling = generation == 1 && sampler != operators_.end() && attempt < count * 2;
+    Operator& op = space_filling ? **sampler : *operators_[scheduler_.pick(rng_)];
     if (op.exhausted()) continue;
     ++attempt;
     const auto parents = pick_parents(op.arity());

@@ -13,7 +13,7 @@ std::vector<std::string> names_of(const Task& task) {
 }
 
 TEST(BuiltinOperators, AllApplyToTheExamples) {
-  const std::vector<std::string> all{"tune", "crossover", "compiler-options", "restrict", "unroll"};
+  const std::vector<std::string> all{"sample", "tune", "crossover", "compiler-options", "restrict", "unroll"};
   EXPECT_EQ(names_of(testing::load_example("sgemm", "cuda")), all);
   EXPECT_EQ(names_of(testing::load_example("vector_add", "opencl")), all);
 }
@@ -21,15 +21,15 @@ TEST(BuiltinOperators, AllApplyToTheExamples) {
 TEST(BuiltinOperators, OnlyThoseThatCanDoSomething) {
   // One tunable with two values: tuning works, crossing over cannot make anything new.
   EXPECT_EQ(names_of(testing::load_faulty_correct()),
-            (std::vector<std::string>{"tune", "compiler-options", "restrict", "unroll"}));
+            (std::vector<std::string>{"sample", "tune", "compiler-options", "restrict", "unroll"}));
   Task triton = testing::load_example("vector_add", "cuda");
   triton.kernel.language = Language::Triton;
-  EXPECT_EQ(names_of(triton), (std::vector<std::string>{"tune", "crossover"}));
+  EXPECT_EQ(names_of(triton), (std::vector<std::string>{"sample", "tune", "crossover"}));
 }
 
 TEST(BuiltinOperators, ArityMatchesWhatTheyNeed) {
   for (const auto& op : builtin_operators(testing::load_example("sgemm", "opencl")))
-    EXPECT_EQ(op->arity(), op->name() == "crossover" ? 2 : 1) << op->name();
+    EXPECT_EQ(op->arity(), op->name() == "crossover" ? 2 : op->name() == "sample" ? 0 : 1) << op->name();
 }
 
 }  // namespace
