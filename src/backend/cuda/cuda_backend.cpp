@@ -1,9 +1,8 @@
 #include "backend/cuda/cuda_backend.h"
 
 #if KFORGE_HAVE_CUDA_HEADERS
+#include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <vector>
 
 #include "backend/compile_cache.h"
@@ -92,12 +91,21 @@ void collect_outputs(nvrtcProgram program, const CompileRequest& request, Compil
   result.ok = true;
 }
 
+// Resource stats come only from ptxas's log: the orchestrator never loads generated code
+// (not even cuModuleLoadData, which would place it in our GPU context).
 void apply_ptxas_stats(CompileResult& result) {
   const auto stats = cuda::parse_ptxas_log(result.log, result.lowered_name);
   result.registers = stats.registers;
   result.shared_bytes = stats.shared_bytes;
   result.local_bytes = stats.local_bytes;
   result.spill_bytes = stats.spill_bytes;
+  // The per-kernel thread limit from the register file alone (64K registers per block,
+  // allocated per warp in units of 256, at most 1024 threads); __launch_bounds__ already
+  // shaped the register count ptxas reports.
+  if (stats.registers > 0) {
+    const int per_warp = (stats.registers * 32 + 255) / 256 * 256;
+    result.max_threads_per_block = std::min(1024, 65536 / per_warp * 32);
+  }
 }
 
 CompileResult run_nvrtc(const CompileRequest& request, const std::string& arch, bool& cacheable) {
@@ -138,14 +146,6 @@ CompileResult run_nvrtc(const CompileRequest& request, const std::string& arch, 
 
 class CudaBackend final : public Backend {
  public:
-  ~CudaBackend() override {
-    const cuda::Driver& loaded = cuda::driver();
-    for (const auto& [index, context] : contexts_) {
-      CUdevice device = 0;
-      if (loaded.cuDeviceGet_(&device, index) == CUDA_SUCCESS) loaded.cuDevicePrimaryCtxRelease_(device);
-    }
-  }
-
   std::string name() const override { return "cuda"; }
   Language language() const override { return Language::Cuda; }
 
@@ -179,11 +179,7 @@ class CudaBackend final : public Backend {
     const std::string compiler =
         "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor);
     const std::string key = compile_cache_key(request, "cuda", arch, compiler);
-    return compile_with_cache(key, [&](bool& cacheable) {
-      CompileResult result = run_nvrtc(request, arch, cacheable);
-      if (result.ok) add_module_stats(request.device_index, result);
-      return result;
-    });
+    return compile_with_cache(key, [&](bool& cacheable) { return run_nvrtc(request, arch, cacheable); });
   }
 
   std::unique_ptr<Device> open_device(int device_index) override {
@@ -207,61 +203,6 @@ class CudaBackend final : public Backend {
     availability.reason = availability.devices.front().platform + ", " +
                           std::to_string(loaded.device_count) + " device(s), " + nvrtc_text;
   }
-
-  // The driver's own numbers for the compiled function; they also give the per-kernel
-  // thread limit, which ptxas does not print. Needs a context, so only with a device.
-  void add_module_stats(int device_index, CompileResult& result) {
-    const cuda::Driver& loaded = cuda::driver();
-    if (!loaded.usable || device_index < 0 || device_index >= loaded.device_count) return;
-    std::lock_guard lock(context_mutex_);
-    try {
-      cuda::check(loaded.cuCtxSetCurrent_(primary_context(device_index)), "cuCtxSetCurrent");
-      LoadedModule module;
-      cuda::check(loaded.cuModuleLoadData_(&module.handle, result.binary.data()), "cuModuleLoadData");
-      read_function_attributes(module.handle, result);
-    } catch (const std::exception& e) {
-      append_line(result.log, std::string("kforge: no driver resource stats: ") + e.what());
-    }
-  }
-
-  // Unloads a module on every path out of a scope.
-  struct LoadedModule {
-    CUmodule handle = nullptr;
-    ~LoadedModule() {
-      if (handle) cuda::driver().cuModuleUnload_(handle);
-    }
-  };
-
-  static void read_function_attributes(CUmodule module, CompileResult& result) {
-    const cuda::Driver& loaded = cuda::driver();
-    const std::string symbol = result.lowered_name.empty() ? result.kernel : result.lowered_name;
-    CUfunction function = nullptr;
-    cuda::check(loaded.cuModuleGetFunction_(&function, module, symbol.c_str()), "cuModuleGetFunction");
-    auto get = [&](CUfunction_attribute attribute) {
-      int value = -1;
-      if (loaded.cuFuncGetAttribute_(&value, attribute, function) != CUDA_SUCCESS) return -1;
-      return value;
-    };
-    result.registers = get(CU_FUNC_ATTRIBUTE_NUM_REGS);
-    result.shared_bytes = get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-    result.local_bytes = get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-    result.max_threads_per_block = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  }
-
-  // Retained once per device while this backend lives.
-  CUcontext primary_context(int device_index) {
-    if (auto found = contexts_.find(device_index); found != contexts_.end()) return found->second;
-    const cuda::Driver& loaded = cuda::driver();
-    CUdevice device = 0;
-    cuda::check(loaded.cuDeviceGet_(&device, device_index), "cuDeviceGet");
-    CUcontext context = nullptr;
-    cuda::check(loaded.cuDevicePrimaryCtxRetain_(&context, device), "cuDevicePrimaryCtxRetain");
-    contexts_[device_index] = context;
-    return context;
-  }
-
-  std::mutex context_mutex_;
-  std::map<int, CUcontext> contexts_;
 };
 
 }  // namespace
