@@ -8,3 +8,8 @@ KFORGE_WITH_TEST_TOOLS=1 scripts/install-deps.sh
 scripts/build.sh
 cd build
 ctest --output-on-failure -j "${KFORGE_TEST_JOBS:-2}" "$@"
+# A short fuzz run of every untrusted-text parser (libFuzzer, clang from Debian); 0 skips it,
+# scripts/fuzz.sh 300 runs longer.
+if command -v clang++ >/dev/null && [[ "${KFORGE_FUZZ_SECONDS:-10}" != 0 ]]; then
+  ../scripts/fuzz.sh "${KFORGE_FUZZ_SECONDS:-10}"
+fi
