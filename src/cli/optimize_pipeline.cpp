@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "cli/pytorch_baselines.h"
 #include "search/builtin_operators.h"
 #include "search/llm/llm_setup.h"
 #include "util/files.h"
@@ -103,6 +104,17 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   log::info("  {}", llm.message);
   for (auto& op : llm.operators) operators.push_back(std::move(op));
 
+  // A KernelBench problem has no tunables: LLM operators are its only mutation source. Its
+  // baselines are eager PyTorch (the task's baseline) and torch.compile.
+  nlohmann::json pytorch_baselines;
+  if (task.kernel.language == Language::PyTorch) pytorch_baselines = measure_pytorch_baselines(task, options.eval);
+  if (operators.empty()) {
+    log::info("  no operator applies: {} has no tunable parameters and no LLM is configured", task.name);
+    store.set_status("finished");
+    return {{"task", task.name}, {"run_dir", store.run_dir().string()}, {"stop_reason", "no operator applies"},
+            {"candidates", 0}, {"baselines", pytorch_baselines}};
+  }
+
   Evolution evolution(evaluator, store, std::move(operators), options.evolution);
   const EvolutionOutcome outcome = evolution.run();
   log::info("  stopped: {}", outcome.stop_reason);
@@ -127,6 +139,7 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
                             {"compile_s", outcome.compile_s},
                             {"evaluate_s", outcome.evaluate_s},
                             {"total_s", outcome.total_s}};
+  if (!pytorch_baselines.is_null()) summary["baselines"] = pytorch_baselines;
   if (outcome.best && outcome.baseline) {
     summary["best_id"] = outcome.best->id;
     summary["best_ms"] = outcome.best->median_ms.value_or(0);
