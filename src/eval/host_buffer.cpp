@@ -15,14 +15,14 @@ namespace kforge {
 namespace {
 
 template <typename T>
-T load(const std::vector<std::byte>& bytes, std::int64_t index) {
+T load(const ByteVector& bytes, std::int64_t index) {
   T value;
   std::memcpy(&value, bytes.data() + index * sizeof(T), sizeof(T));
   return value;
 }
 
 template <typename T>
-void store(std::vector<std::byte>& bytes, std::int64_t index, T value) {
+void store(ByteVector& bytes, std::int64_t index, T value) {
   std::memcpy(bytes.data() + index * sizeof(T), &value, sizeof(T));
 }
 

@@ -3,6 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -11,10 +14,30 @@
 
 namespace kforge {
 
+// Allocates without zero-filling: host buffers of hundreds of MiB are written right after
+// allocation (random fill, poison, download), so zeroing them first is pure cost.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* pointer) noexcept {
+    ::new (static_cast<void*>(pointer)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* pointer, Args&&... args) {
+    ::new (static_cast<void*>(pointer)) U(std::forward<Args>(args)...);
+  }
+};
+using ByteVector = std::vector<std::byte, DefaultInitAllocator<std::byte>>;
+
 struct HostBuffer {
   DType dtype = DType::F32;
   std::int64_t count = 0;
-  std::vector<std::byte> bytes;
+  ByteVector bytes;
 
   std::size_t size_bytes() const { return bytes.size(); }
   double get(std::int64_t index) const;  // element converted to double

@@ -1,5 +1,6 @@
 #include "worker/worker.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -66,6 +67,10 @@ int answer_oneshot(WorkerSession& session, const std::string& request_file, FILE
 }  // namespace
 
 int run_worker(int argc, char** argv) {
+  // Keep freed memory in the heap: every check allocates and frees host buffers of the same
+  // large sizes, and returning them to the kernel makes each check pay the page faults again.
+  ::mallopt(M_MMAP_MAX, 0);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   FILE* out = take_protocol_stream();
   std::unique_ptr<WorkerSession> session;
   try {
