@@ -32,5 +32,10 @@ for ex in examples:
     overhead = 1 - (summary["compile_s"] + summary["evaluate_s"]) / summary["total_s"]
     print(f"| {ex} | {len(sweep)} | {evaluations} | {best:.2f}x | {found:.2f}x (search {summary['search_speedup']:.2f}x) | "
           f"{100 * found / best:.0f}% | {random_best:.2f}x ({100 * random_best / best:.0f}%) | {100 * overhead:.1f}% |")
+sweep = json.load(open(f"{out}/sweep_vector_add.json"))[0] if "vector_add" in examples else None
+if sweep:
+    best = max((c for c in sweep["configurations"] if c.get("median_ms")), key=lambda c: c["gbps"])
+    print(f"\nbest vector_add configuration {best['config']}: {best['gbps']:.0f} GB/s = "
+          f"{100 * best['gbps'] / sweep['copy_gbps']:.1f}% of the measured copy bandwidth {sweep['copy_gbps']:.0f} GB/s")
 PY
 tar czf "$RESULTS/search_bench.tgz" -C "$OUT" .

@@ -40,9 +40,3 @@ if medians:
     print(f"\nrepeat medians (ms): {', '.join(f'{x:.4f}' for x in medians)}; "
           f"spread (max-min)/median = {100 * (max(medians) - min(medians)) / m:.2f}%")
 
-sweep = load_json_array(os.path.join(out, "sweep_vector_add.json"))
-if sweep:
-    s = sweep[0]
-    best = max((c for c in s["configurations"] if c.get("median_ms")), key=lambda c: c["gbps"])
-    print(f"best vector_add config {best['config']}: {best['gbps']:.0f} GB/s = "
-          f"{100 * best['gbps'] / s['copy_gbps']:.1f}% of measured copy bandwidth {s['copy_gbps']:.0f} GB/s")
