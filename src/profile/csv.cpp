@@ -73,8 +73,10 @@ const std::string& Table::cell(const std::vector<std::string>& row, const std::s
   return index < 0 || static_cast<std::size_t>(index) >= row.size() ? empty : row[static_cast<std::size_t>(index)];
 }
 
-std::optional<Table> find_table(const std::string& text, const std::vector<std::string>& required_columns) {
+std::optional<Table> find_table(const std::string& text, const std::vector<std::string>& required_columns,
+                                ShortRows short_rows) {
   std::optional<Table> table;
+  std::size_t min_fields = 0;  // fields up to and including the last required column
   for (const std::string& line : split_lines(text)) {
     if (!table) {
       auto fields = parse_line(line);
@@ -82,15 +84,23 @@ std::optional<Table> find_table(const std::string& text, const std::vector<std::
       const bool has_all = std::all_of(required_columns.begin(), required_columns.end(), [&](const std::string& name) {
         return std::find(fields->begin(), fields->end(), name) != fields->end();
       });
-      if (has_all) table = Table{std::move(*fields), {}, 0};
+      if (!has_all) continue;
+      table = Table{std::move(*fields), {}, 0};
+      min_fields = table->header.size();
+      if (short_rows == ShortRows::PadIfRequiredPresent) {
+        min_fields = 0;
+        for (const auto& name : required_columns)
+          min_fields = std::max(min_fields, static_cast<std::size_t>(table->column(name)) + 1);
+      }
       continue;
     }
     if (line.empty()) continue;
     auto fields = parse_line(line);
-    if (!fields || fields->size() != table->header.size()) {
+    if (!fields || fields->size() < min_fields || fields->size() > table->header.size()) {
       ++table->skipped_lines;
       continue;
     }
+    fields->resize(table->header.size());
     table->rows.push_back(std::move(*fields));
   }
   return table;

@@ -25,8 +25,18 @@ struct Table {
   int column(const std::string& name) const;  // -1 when absent
   const std::string& cell(const std::vector<std::string>& row, const std::string& name) const;  // "" when absent
 };
+// What to do with a row that has fewer fields than the header.
+enum class ShortRows {
+  Skip,  // count it in skipped_lines
+  // Keep it, padded with empty fields, when it reaches every required column (ncu's details
+  // page ends metric rows after "Metric Value" and a trailing comma, before its rule columns).
+  PadIfRequiredPresent,
+};
+
 // The first line whose fields include every name in `required_columns` becomes the header;
 // nullopt when no line does. Lines before it (tool banners, program output) are ignored.
-std::optional<Table> find_table(const std::string& text, const std::vector<std::string>& required_columns);
+// Rows with more fields than the header are always skipped.
+std::optional<Table> find_table(const std::string& text, const std::vector<std::string>& required_columns,
+                                ShortRows short_rows = ShortRows::Skip);
 
 }  // namespace kforge::csv

@@ -19,6 +19,8 @@ constexpr Alias kDuration{"Duration", "gpu__time_duration.sum"};
 constexpr Alias kSmPct{"Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"};
 constexpr Alias kMemoryPct{"Memory Throughput", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"};
 constexpr Alias kDramPct{"DRAM Throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed"};
+constexpr Alias kL1Pct{"L1/TEX Cache Throughput", "l1tex__throughput.avg.pct_of_peak_sustained_active"};
+constexpr Alias kL2Pct{"L2 Cache Throughput", "lts__throughput.avg.pct_of_peak_sustained_elapsed"};
 constexpr Alias kAchievedOccupancy{"Achieved Occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"};
 constexpr Alias kTheoreticalOccupancy{"Theoretical Occupancy", "sm__maximum_warps_per_active_cycle_pct"};
 constexpr Alias kRegisters{"Registers Per Thread", "launch__registers_per_thread"};
@@ -68,9 +70,25 @@ NcuKernel& kernel_for_row(NcuParse& parse, const csv::Table& table, const std::v
   return parse.kernels.back();
 }
 
+// A rule row: no metric, the "Rule ..." columns filled instead.
+bool add_rule(NcuKernel& kernel, const csv::Table& table, const std::vector<std::string>& row) {
+  const std::string& name = table.cell(row, "Rule Name");
+  if (name.empty() || !table.cell(row, "Metric Name").empty()) return false;
+  NcuRule rule;
+  rule.section = table.cell(row, "Section Name");
+  rule.name = name;
+  rule.type = table.cell(row, "Rule Type");
+  rule.description = table.cell(row, "Rule Description");
+  rule.speedup_type = table.cell(row, "Estimated Speedup Type");
+  rule.estimated_speedup = csv::parse_number(table.cell(row, "Estimated Speedup"));
+  kernel.rules.push_back(std::move(rule));
+  return true;
+}
+
 void parse_details(const csv::Table& table, NcuParse& parse) {
   for (const auto& row : table.rows) {
     NcuKernel& kernel = kernel_for_row(parse, table, row);
+    if (add_rule(kernel, table, row)) continue;
     const std::string& name = table.cell(row, "Metric Name");
     const auto value = csv::parse_number(table.cell(row, "Metric Value"));
     if (name.empty() || !value) {
@@ -167,6 +185,14 @@ std::optional<Limiter> l2_limiter(const NcuKernel& kernel, Bound bound) {
                  "improve locality: tile so that neighbouring blocks reuse the same data while it is in L2"};
 }
 
+// The on-chip memory unit nearest its peak when DRAM is not the busy one.
+std::string busiest_cache(const NcuKernel& kernel) {
+  const auto l1 = lookup(kernel, kL1Pct, "%"), l2 = lookup(kernel, kL2Pct, "%");
+  if (!l1 && !l2) return "L1/L2/shared";
+  if (l1.value_or(-1) >= l2.value_or(-1)) return fmt::format("L1/TEX (at {:.0f}%)", *l1);
+  return fmt::format("L2 (at {:.0f}%)", *l2);
+}
+
 Limiter bound_limiter(const NcuKernel& kernel, Bound bound) {
   const double sm = lookup(kernel, kSmPct, "%").value_or(0);
   const double memory = lookup(kernel, kMemoryPct, "%").value_or(0);
@@ -176,10 +202,11 @@ Limiter bound_limiter(const NcuKernel& kernel, Bound bound) {
       if (dram && *dram >= kBusyPct)
         return {fmt::format("DRAM throughput at {:.0f}% of peak (SM {:.0f}%)", *dram, sm),
                 "move fewer bytes: reuse data through shared memory or registers, use narrower types, fuse passes"};
-      return {fmt::format("memory pipelines at {:.0f}% of peak but DRAM only at {:.0f}%: L1/L2/shared traffic is "
-                          "the bottleneck",
-                          memory, dram.value_or(0)),
-              "remove redundant or uncoalesced L1 accesses and shared-memory bank conflicts; use wide loads"};
+      return {fmt::format("memory pipelines at {:.0f}% of peak but DRAM only at {:.0f}%: {} traffic is the "
+                          "bottleneck (SM {:.0f}%)",
+                          memory, dram.value_or(0), busiest_cache(kernel), sm),
+              "load each value once per block: stage reused tiles in shared memory and keep per-thread tiles in "
+              "registers; remove uncoalesced accesses and shared-memory bank conflicts; use wide loads"};
     case Bound::Compute: {
       const auto ipc = lookup(kernel, kIpc);
       return {fmt::format("SM throughput at {:.0f}% of peak{}", sm,
@@ -195,6 +222,33 @@ Limiter bound_limiter(const NcuKernel& kernel, Bound bound) {
           "keep more independent work in flight: more warps per SM, several loads per thread before their use, "
           "fewer barriers"};
 }
+
+// First sentence of ncu's rule text as the finding, the rest as what to try.
+Limiter rule_limiter(const NcuRule& rule) {
+  std::string finding = rule.description, suggestion;
+  if (const auto end = finding.find(". "); end != std::string::npos) {
+    suggestion = finding.substr(end + 2);
+    finding.resize(end + 1);
+  }
+  if (suggestion.empty()) suggestion = "see ncu's " + rule.section + " section";
+  const std::string scope = rule.speedup_type.empty() ? "" : " " + rule.speedup_type;
+  return {fmt::format("ncu {} (estimated{} speedup {:.0f}%): {}", rule.name, scope, *rule.estimated_speedup,
+                      finding),
+          suggestion};
+}
+
+// ncu's rules that estimate a speedup, largest first, at most `count`.
+std::vector<Limiter> rule_limiters(const NcuKernel& kernel, std::size_t count) {
+  std::vector<const NcuRule*> rules;
+  for (const auto& rule : kernel.rules)
+    if (rule.estimated_speedup && *rule.estimated_speedup > 0) rules.push_back(&rule);
+  std::stable_sort(rules.begin(), rules.end(), [](const NcuRule* a, const NcuRule* b) {
+    return *a->estimated_speedup > *b->estimated_speedup;
+  });
+  std::vector<Limiter> limiters;
+  for (std::size_t i = 0; i < rules.size() && i < count; ++i) limiters.push_back(rule_limiter(*rules[i]));
+  return limiters;
+}
 }  // namespace
 
 std::optional<double> NcuKernel::get(const std::string& metric) const {
@@ -204,7 +258,10 @@ std::optional<double> NcuKernel::get(const std::string& metric) const {
 
 NcuParse parse_ncu_csv(const std::string& text) {
   NcuParse parse;
-  if (auto details = csv::find_table(text, {"ID", "Kernel Name", "Metric Name", "Metric Value"})) {
+  // Real ncu ends metric rows after "Metric Value" (and a trailing comma) while rule rows fill
+  // the "Rule ..." columns after it: rows shorter than the header are padded.
+  if (auto details = csv::find_table(text, {"ID", "Kernel Name", "Metric Name", "Metric Value"},
+                                     csv::ShortRows::PadIfRequiredPresent)) {
     parse.skipped_lines = details->skipped_lines;
     parse_details(*details, parse);
   } else if (auto raw = csv::find_table(text, {"ID", "Kernel Name", "CC"})) {
@@ -282,6 +339,7 @@ std::vector<Limiter> ncu_limiters(const NcuKernel& kernel, Bound bound) {
   for (auto limiter : {occupancy_limiter(kernel), achieved_occupancy_limiter(kernel), waves_limiter(kernel),
                        l2_limiter(kernel, bound)})
     if (limiter) limiters.push_back(std::move(*limiter));
+  for (auto& limiter : rule_limiters(kernel, kMaxRuleLimiters)) limiters.push_back(std::move(limiter));
   return limiters;
 }
 

@@ -20,6 +20,16 @@ struct NcuMetric {
   std::string base_unit;
 };
 
+// One finding of ncu's rule engine (the details page's "Rule ..." columns).
+struct NcuRule {
+  std::string section;      // "Occupancy"
+  std::string name;         // "AchievedOccupancy"
+  std::string type;         // "OPT" (an optimisation), "INF" (information), "WRN", "ERR"
+  std::string description;  // ncu's text
+  std::string speedup_type;  // "local" or "global"
+  std::optional<double> estimated_speedup;  // in percent; absent when ncu gives none
+};
+
 struct NcuKernel {
   std::string id;  // ncu's launch ID
   std::string name;
@@ -28,6 +38,7 @@ struct NcuKernel {
   std::string device;
   std::string compute_capability;
   std::map<std::string, NcuMetric> metrics;  // by metric name
+  std::vector<NcuRule> rules;                // in report order
   std::optional<double> get(const std::string& metric) const;
 };
 
@@ -80,7 +91,11 @@ struct TaskWork {
 // under 60% of peak on both compute and memory points at latency problems).
 inline constexpr double kBusyPct = 60;
 
+// ncu's own rule findings with an estimated speedup join the limiters, largest speedup first.
+inline constexpr std::size_t kMaxRuleLimiters = 3;
+
 Bound classify_ncu(const NcuKernel& kernel);
+// The bound's limiter, occupancy / waves / L2 findings, then up to kMaxRuleLimiters ncu rules.
 std::vector<Limiter> ncu_limiters(const NcuKernel& kernel, Bound bound);
 KernelProfile profile_from_ncu(const NcuKernel& kernel, const TaskWork& work, const DevicePeaks& peaks);
 

@@ -161,7 +161,12 @@ Attempt run_ncu(const ProfileTarget& target, const DevicePeaks& peaks, const Pro
   const NcuParse parsed = parse_ncu_csv(import.output);
   if (parsed.kernels.empty())
     return {std::nullopt, failure.reason.empty() ? "ncu's report holds no kernel" : failure.reason};
-  KernelProfile profile = profile_from_ncu(parsed.kernels.front(), task_work(target), peaks);
+  const NcuKernel& kernel = parsed.kernels.front();
+  // Without a duration every rate would read 0: better the analytic roofline, saying why.
+  if (!kernel.get("Duration") && !kernel.get("gpu__time_duration.sum"))
+    return {std::nullopt, fmt::format("ncu's CSV gave no duration for {} ({} of its lines unreadable)", kernel.name,
+                                      parsed.skipped_lines)};
+  KernelProfile profile = profile_from_ncu(kernel, task_work(target), peaks);
   profile.metrics["profiler_seconds"] = seconds_since(start);
   return {profile, ""};
 }

@@ -1,8 +1,12 @@
 // CSV, unit and profiler-output parsing on recorded-format fixtures, including damaged input.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "profile/csv.h"
 #include "profile/ncu.h"
+#include "profile/profiler.h"
 #include "profile/rocprof.h"
 #include "profile/units.h"
 #include "test_support.h"
@@ -136,6 +140,125 @@ TEST(Ncu, RawPageWithUnitsRow) {
   EXPECT_NEAR(profile.achieved_gbps, 50.33e6 / 17.6e-6 / 1e9, 1e-6);
   EXPECT_EQ(profile.registers_per_thread, 16);
   EXPECT_DOUBLE_EQ(*profile.achieved_occupancy_pct, 85.0);
+}
+
+// Real `ncu --import <rep> --csv --page details` output (ncu 2025.3, H100 80GB HBM3): 20
+// columns with the rule columns, metric rows of 15 fields plus a trailing comma, rule rows of
+// 20 fields, thousands separators, "Mbyte"/"Ghz"/"us"/"ms" units, "no data" values.
+NcuKernel real_kernel(const std::string& fixture_name, NcuParse* out = nullptr) {
+  NcuParse parse = parse_ncu_csv(read_fixture(fixture_name));
+  EXPECT_EQ(parse.kernels.size(), 1u) << fixture_name;
+  EXPECT_EQ(parse.skipped_lines, 0) << fixture_name;
+  if (out) *out = parse;
+  return parse.kernels.empty() ? NcuKernel{} : parse.kernels[0];
+}
+
+std::string all_findings(const KernelProfile& profile) {
+  std::string all;
+  for (const auto& limiter : profile.limiters) all += limiter.finding + "\n";
+  return all;
+}
+
+TEST(NcuReal, H100VectorAddParsesEveryMetricRow) {
+  NcuParse parse;
+  const NcuKernel kernel = real_kernel("h100_vector_add_details.csv", &parse);
+  EXPECT_EQ(kernel.name, "vector_add");
+  EXPECT_EQ(kernel.grid_size, "(262144, 1, 1)");
+  EXPECT_NEAR(*kernel.get("Duration"), 292.26e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(*kernel.get("dram__bytes_read.sum"), 536.88e6);
+  EXPECT_DOUBLE_EQ(*kernel.get("dram__bytes_write.sum"), 259.32e6);
+  EXPECT_DOUBLE_EQ(*kernel.get("sm__sass_thread_inst_executed_op_fadd_pred_on.sum"), 67108864);
+  EXPECT_DOUBLE_EQ(*kernel.get("SM Frequency"), 1.59e9);
+  EXPECT_DOUBLE_EQ(*kernel.get("Memory Throughput"), 81.27);
+  EXPECT_DOUBLE_EQ(*kernel.get("Memory Throughput [byte/second]"), 2.72e12);
+  EXPECT_DOUBLE_EQ(*kernel.get("Registers Per Thread"), 16);
+  // Rule rows are findings, not metrics: the three rules of this report, in file order.
+  ASSERT_EQ(kernel.rules.size(), 3u);
+  EXPECT_EQ(kernel.rules[0].name, "SOLBottleneck");
+  EXPECT_FALSE(kernel.rules[0].estimated_speedup);
+  EXPECT_EQ(kernel.rules[1].name, "HighPipeUtilization");
+  EXPECT_EQ(kernel.rules[1].type, "OPT");
+  EXPECT_EQ(kernel.rules[1].speedup_type, "local");
+  EXPECT_DOUBLE_EQ(*kernel.rules[1].estimated_speedup, 84.57);
+  EXPECT_EQ(kernel.rules[2].name, "AchievedOccupancy");
+  EXPECT_NE(kernel.rules[2].description.find("achieved occupancy (75.4%)"), std::string::npos);
+}
+
+TEST(NcuReal, H100VectorAddIsMemoryBoundNearPeakBandwidth) {
+  const NcuKernel kernel = real_kernel("h100_vector_add_details.csv");
+  const KernelProfile profile = profile_from_ncu(kernel, {3 * 4.0 * 67108864, 67108864.0}, h100_peaks());
+  EXPECT_EQ(profile.bound, Bound::Memory);
+  EXPECT_NEAR(profile.duration_ms, 0.29226, 1e-9);
+  EXPECT_GT(*profile.dram_throughput_pct, 50);
+  EXPECT_DOUBLE_EQ(*profile.sm_throughput_pct, 23.15);
+  EXPECT_EQ(profile.source_note, "bytes from DRAM counters");
+  // (536.88 + 259.32) MB in 292.26 us = 2724 GB/s; 67,108,864 FADDs = 229.6 GFLOP/s.
+  EXPECT_NEAR(profile.achieved_gbps, (536.88e6 + 259.32e6) / 292.26e-6 / 1e9, 1e-6);
+  EXPECT_GT(profile.achieved_gbps, 2000);
+  EXPECT_LT(profile.achieved_gbps, 3500);
+  EXPECT_NEAR(profile.achieved_gflops, 67108864 / 292.26e-6 / 1e9, 1e-6);
+  EXPECT_DOUBLE_EQ(*profile.achieved_occupancy_pct, 75.42);
+  EXPECT_DOUBLE_EQ(*profile.theoretical_occupancy_pct, 100);
+  EXPECT_EQ(profile.registers_per_thread, 16);
+  ASSERT_FALSE(profile.limiters.empty());
+  EXPECT_NE(profile.limiters[0].finding.find("DRAM throughput at 81%"), std::string::npos);
+  const std::string all = all_findings(profile);
+  EXPECT_NE(all.find("L2 hit rate is 34%"), std::string::npos);
+  // ncu's rules with an estimated speedup, largest first.
+  const auto pipe = all.find("ncu HighPipeUtilization"), occupancy = all.find("ncu AchievedOccupancy");
+  EXPECT_NE(pipe, std::string::npos);
+  EXPECT_NE(occupancy, std::string::npos);
+  EXPECT_LT(pipe, occupancy);
+  EXPECT_EQ(all.find("ncu SOLBottleneck"), std::string::npos);  // no estimated speedup
+}
+
+TEST(NcuReal, H100NaiveSgemmIsBoundByL1NotDram) {
+  // The file: SM 61.2%, Memory 91.83% (= L1/TEX 92.47%, L2 13.91%), DRAM 0.34%; ncu's own
+  // SOLBottleneck rule says "Start by analyzing L1". The memory hierarchy (L1), not DRAM and
+  // not the FP32 pipes, is what limits the naive SGEMM: 17.2 GFLOP in 4.18 ms = 4.1 TFLOP/s.
+  const NcuKernel kernel = real_kernel("h100_sgemm_details.csv");
+  const double n = 2048;
+  const KernelProfile profile = profile_from_ncu(kernel, {3 * 4 * n * n, 2 * n * n * n}, h100_peaks());
+  EXPECT_NEAR(profile.duration_ms, 4.18, 1e-9);
+  EXPECT_EQ(profile.bound, Bound::Memory);
+  EXPECT_LT(*profile.dram_throughput_pct, 1);
+  EXPECT_NEAR(profile.achieved_gflops, 2 * 8589934592.0 / 4.18e-3 / 1e9, 1e-3);  // FFMA counts 2
+  EXPECT_NEAR(profile.achieved_gbps, (33.62e6 + 14.18e6) / 4.18e-3 / 1e9, 1e-6);  // 11.4 GB/s
+  EXPECT_GT(profile.arithmetic_intensity, 300);  // far right of the DRAM ridge
+  EXPECT_DOUBLE_EQ(*profile.achieved_occupancy_pct, 98.08);
+  EXPECT_EQ(profile.registers_per_thread, 32);
+  ASSERT_FALSE(profile.limiters.empty());
+  EXPECT_NE(profile.limiters[0].finding.find("L1/TEX"), std::string::npos) << profile.limiters[0].finding;
+  EXPECT_NE(profile.limiters[0].finding.find("92%"), std::string::npos) << profile.limiters[0].finding;
+  EXPECT_EQ(profile.limiters[0].finding.find("DRAM throughput at"), std::string::npos);
+}
+
+TEST(NcuReal, H100RowSoftmaxIsDramBound) {
+  // SM 69.39%, Memory = DRAM 77.49%: DRAM leads, both above the busy threshold.
+  const NcuKernel kernel = real_kernel("h100_row_softmax_details.csv");
+  const KernelProfile profile = profile_from_ncu(kernel, {2 * 4 * 4194304.0, std::nullopt}, h100_peaks());
+  EXPECT_EQ(profile.bound, Bound::Memory);
+  EXPECT_NEAR(profile.duration_ms, 0.20227, 1e-9);
+  EXPECT_NEAR(profile.achieved_gbps, (275.25e6 + 250.05e6) / 202.27e-6 / 1e9, 1e-6);  // 2597 GB/s
+  const double flops = 2 * 939524096.0 + 272613376.0 + 67108864.0;
+  EXPECT_NEAR(profile.achieved_gflops, flops / 202.27e-6 / 1e9, 1e-3);  // 10.97 TFLOP/s
+  EXPECT_DOUBLE_EQ(*profile.achieved_occupancy_pct, 91.81);
+  EXPECT_EQ(profile.registers_per_thread, 31);
+  EXPECT_NE(profile.limiters.at(0).finding.find("DRAM throughput at 77%"), std::string::npos);
+}
+
+// The symptom seen on the H100: "bound: unknown", "0.0 GB/s", "latency: 0.0000 ms".
+TEST(NcuReal, H100DiagnosisHasNoZeros) {
+  for (const char* name : {"h100_vector_add_details.csv", "h100_sgemm_details.csv", "h100_row_softmax_details.csv"}) {
+    const KernelProfile profile = profile_from_ncu(real_kernel(name), {1e6, std::nullopt}, h100_peaks());
+    const std::string text = diagnosis(profile, CompileResult{});
+    if (std::getenv("KFORGE_PRINT_DIAGNOSIS")) std::printf("== %s\n%s", name, text.c_str());
+    EXPECT_EQ(text.find("bound: unknown"), std::string::npos) << text;
+    EXPECT_EQ(text.find(" 0.0 GB/s"), std::string::npos) << text;
+    EXPECT_EQ(text.find("latency: 0.0000 ms"), std::string::npos) << text;
+    EXPECT_NE(text.find("bytes from DRAM counters"), std::string::npos) << text;
+    EXPECT_NE(text.find("counters: SM "), std::string::npos) << text;
+  }
 }
 
 TEST(Ncu, DamagedOutputNeverThrows) {
