@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/compile_cache.h"
 #include "backend/opencl/cl_common.h"
 #include "backend/opencl/opencl_device.h"
@@ -64,16 +66,12 @@ void append_line(std::string& log, const std::string& line) {
   log += line + '\n';
 }
 
-// The program binary for our single device, which the worker hands to clCreateProgramWithBinary.
-std::string program_binary(cl_program program) {
-  std::size_t size = 0;
-  check(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr),
-        "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
-  std::string binary(size, '\0');
-  auto* data = reinterpret_cast<unsigned char*>(binary.data());
-  check(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(data), &data, nullptr),
-        "clGetProgramInfo(CL_PROGRAM_BINARIES)");
-  return binary;
+// What the worker builds again: source and options (format "opencl-source"). Not
+// CL_PROGRAM_BINARIES: asking PoCL for them compiles the kernel to a .so and dlopen()s it in
+// the calling process, which maps generated code into the orchestrator (and a kernel with an
+// unresolvable symbol aborts it). The worker's rebuild hits the runtime's own kernel cache.
+std::string source_payload(const CompileRequest& request, const std::string& options) {
+  return nlohmann::json{{"source", request.source}, {"options", options}}.dump();
 }
 
 void read_kernel_stats(cl_kernel kernel, cl_device_id device, CompileResult& result) {
@@ -110,8 +108,8 @@ void build_program(cl_program program, cl_device_id device, const CompileRequest
     return;
   }
   read_kernel_stats(kernel.handle, device, result);
-  result.binary = program_binary(program);
-  result.binary_format = "opencl-binary";
+  result.binary = source_payload(request, options);
+  result.binary_format = "opencl-source";
   result.ok = true;
 }
 

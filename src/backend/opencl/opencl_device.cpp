@@ -4,6 +4,8 @@
 #include <map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "backend/guard.h"
 #include "backend/opencl/cl_common.h"
 
@@ -147,12 +149,15 @@ class OpenClDevice final : public Device {
 
   KernelId load(const CompileResult& compiled, const std::string& kernel) override {
     if (!compiled.ok) throw DeviceError("load: the compile failed", false);
-    // PoCL and the GPU vendors' drivers accept their own CL_PROGRAM_BINARIES back. A driver
-    // that did not would need the source rebuilt here instead (binary_format "opencl-source").
-    if (compiled.binary_format != "opencl-binary")
-      throw DeviceError("load: OpenCL cannot load a '" + compiled.binary_format + "' binary", false);
+    // "opencl-source": the orchestrator only checked that the source builds; the program is
+    // built here, in the sandbox. "opencl-binary": CL_PROGRAM_BINARIES (older compile caches).
     Kernel loaded;
-    loaded.program = program_from_binary(compiled.binary);
+    if (compiled.binary_format == "opencl-source")
+      loaded.program = program_from_source(compiled.binary);
+    else if (compiled.binary_format == "opencl-binary")
+      loaded.program = program_from_binary(compiled.binary);
+    else
+      throw DeviceError("load: OpenCL cannot load a '" + compiled.binary_format + "' binary", false);
     cl_int status = CL_SUCCESS;
     loaded.kernel = clCreateKernel(loaded.program, kernel.c_str(), &status);
     if (status != CL_SUCCESS) {
@@ -266,6 +271,25 @@ class OpenClDevice final : public Device {
     check(clEnqueueReadBuffer(queue_, buffer.whole, CL_TRUE, offset, out.size(), out.data(), 0,
                               nullptr, nullptr),
           "clEnqueueReadBuffer(guard)", true);
+  }
+
+  cl_program program_from_source(const std::string& payload) {
+    const auto parsed = nlohmann::json::parse(payload, nullptr, false);
+    if (!parsed.is_object() || !parsed.contains("source"))
+      throw DeviceError("load: malformed opencl-source payload", false);
+    const std::string source = parsed.at("source").get<std::string>();
+    const std::string options = parsed.value("options", std::string());
+    const char* text = source.c_str();
+    const std::size_t length = source.size();
+    cl_int status = CL_SUCCESS;
+    cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
+    check(status, "clCreateProgramWithSource");
+    const cl_int built = clBuildProgram(program, 1, &ref_.device, options.c_str(), nullptr, nullptr);
+    if (built != CL_SUCCESS) {
+      clReleaseProgram(program);
+      check(built, "clBuildProgram(source)");
+    }
+    return program;
   }
 
   cl_program program_from_binary(const std::string& binary) {
