@@ -4,9 +4,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backend/backend.h"
+#include "eval/kernel_args.h"
 #include "eval/timing.h"
 #include "task/task.h"
 
@@ -31,7 +33,8 @@ class WorkerSession {
   const Task& task(const std::string& manifest);
   LoadedVariant load_variant(const nlohmann::json& variant);
   nlohmann::json check_one(const Task& task, const ProblemSize& size, std::uint64_t seed,
-                           const LoadedVariant& candidate, const LoadedVariant& reference);
+                           const LoadedVariant& candidate, const LoadedVariant& reference,
+                           std::optional<ArgBinding>& kept);
 
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Device> device_;
