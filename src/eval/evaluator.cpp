@@ -216,6 +216,10 @@ EvalResult Evaluator::evaluate_compiled(const KernelVariant& candidate, const Co
   result.timing = timings[1];
   result.speedup = timings[0]->median_ms / timings[1]->median_ms;
   fill_throughput(result, candidate.params);
+  if (const auto mismatch = timing_mismatch(*timings[1], *timings[0])) {  // anti-cheat
+    result.status = EvalStatus::Incorrect;
+    result.message = *mismatch;
+  }
   return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace kforge {
@@ -37,6 +38,19 @@ TimingStats summarize(std::vector<double> samples_ms) {
 
 bool precise_enough(const TimingStats& stats, const TimingConfig& config) {
   return stats.samples >= config.min_samples && stats.rel_ci <= config.target_rel_ci;
+}
+
+std::optional<std::string> timing_mismatch(const TimingStats& candidate, const TimingStats& baseline) {
+  if (candidate.wall_ms <= 0 || candidate.median_ms <= 0) return std::nullopt;
+  const double extra = candidate.wall_ms - candidate.median_ms;
+  const double baseline_overhead = baseline.wall_ms > 0 ? std::max(0.0, baseline.wall_ms - baseline.median_ms) : 0.0;
+  if (candidate.wall_ms <= 3 * candidate.median_ms || extra <= 3 * baseline_overhead + 0.05) return std::nullopt;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "timing mismatch: work outside the timed stream (host wall time %.3f ms per launch with a full "
+                "device sync vs %.3f ms between events; the baseline's overhead is %.3f ms)",
+                candidate.wall_ms, candidate.median_ms, baseline_overhead);
+  return std::string(text);
 }
 
 }  // namespace kforge
