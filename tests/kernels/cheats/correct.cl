@@ -1,0 +1,6 @@
+// Control: a correct c = a + b. kforge must accept it.
+__kernel void vector_add(__global const float* a, __global const float* b,
+                         __global float* c, const int n) {
+  const int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}
