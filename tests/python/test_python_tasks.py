@@ -1,0 +1,171 @@
+"""End-to-end tests of Triton and KernelBench-format tasks through the kforge binaries, on the
+CPU (Triton interpreter, eager PyTorch), plus unit tests of the worker's manifest helpers.
+
+Run by ctest (python_worker) through scripts/python-tests.sh, which skips when .venv is absent.
+KFORGE_BIN names the folder holding kforge and kforge-worker.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+from kforge_task import TaskError, eval_expr, eval_int, load_manifest  # noqa: E402
+
+KFORGE = os.path.join(os.environ.get("KFORGE_BIN", os.path.join(REPO, "build", "bin")), "kforge")
+TRITON = os.path.join(REPO, "examples", "triton")
+KERNELBENCH = os.path.join(REPO, "examples", "kernelbench")
+
+
+def kforge(*args, timeout=600):
+    env = dict(os.environ, KFORGE_PYTHON=sys.executable)
+    env.setdefault("KFORGE_CACHE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "kforge-pytest-cache"))
+    done = subprocess.run([KFORGE, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
+    return done
+
+
+def bench(task, *extra):
+    done = kforge("bench", task, "--json", "--max-seconds", "0.2", *extra)
+    assert done.stdout.strip(), done.stderr
+    return json.loads(done.stdout)[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Expressions and manifests, as src/task understands them.
+
+def test_expressions_follow_the_manifest_grammar():
+    env = {"n": 1000, "BLOCK": 128}
+    assert eval_int("ceil_div(n, BLOCK)", env) == 8
+    assert eval_int("-7 / 2", {}) == -3  # C truncation, not floor
+    assert eval_int("-7 % 2", {}) == -1
+    assert eval_int("n > 10 && !(BLOCK == 64) || 0", env) == 1
+    assert eval_int("pow2(3) + log2(1024) + min(2, 3) * max(1, 4)", {}) == 8 + 10 + 8
+    with pytest.raises(TaskError, match="unknown identifier 'm'"):
+        eval_expr("m + 1", env)
+    with pytest.raises(TaskError, match="unsupported"):
+        eval_expr("__import__('os')", env)
+
+
+def test_manifest_defaults_sizes_and_tolerance():
+    task = load_manifest(os.path.join(TRITON, "matmul", "interpret.kforge.toml"))
+    assert task.first_size == "small"
+    assert task.params["BLOCK_M"] == 32 and task.params["num_stages"] == 2
+    assert task.tolerance == (5e-2, 1e-2)
+    env = task.bindings("odd", {"BLOCK_M": 16})
+    assert eval_int(task.grid[0], env) == 3 * 2  # ceil(33/16) * ceil(47/32)
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton tasks in interpreter mode.
+
+@pytest.mark.parametrize("name", ["vector_add", "softmax", "matmul", "layernorm"])
+def test_triton_example_is_correct_and_timed(name):
+    result = bench(os.path.join(TRITON, name, "interpret.kforge.toml"))
+    assert result["status"] == "correct", result["message"]
+    assert result["timing"]["median_ms"] > 0
+    assert result["device"]["name"] == "cpu (Triton interpreter)"
+
+
+def test_triton_tunables_reach_the_kernel_and_the_grid():
+    result = bench(os.path.join(TRITON, "matmul", "interpret.kforge.toml"),
+                   "-p", "BLOCK_M=16", "-p", "BLOCK_N=64", "-p", "BLOCK_K=16", "-p", "GROUP_M=4", "-p", "num_warps=2")
+    assert result["status"] == "correct", result["message"]
+
+
+def test_wrong_triton_kernel_is_incorrect(tmp_path):
+    source = open(os.path.join(TRITON, "vector_add", "vector_add.py")).read()
+    bad = tmp_path / "bad.py"
+    bad.write_text(source.replace("a + b, mask", "a - b, mask"))
+    result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(bad))
+    assert result["status"] == "incorrect"
+    assert "output 'c'" in result["message"]
+
+
+def test_kernel_that_writes_nothing_is_incorrect(tmp_path):
+    source = open(os.path.join(TRITON, "vector_add", "vector_add.py")).read()
+    lazy = tmp_path / "lazy.py"
+    lazy.write_text(source.replace("    tl.store(c_ptr + offsets, a + b, mask=mask)\n", "    pass\n"))
+    result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(lazy))
+    assert result["status"] == "incorrect"
+    assert "got nan" in result["message"]
+
+
+def test_syntax_error_is_a_compile_error(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import triton\ndef add_kernel(:\n")
+    result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(broken))
+    assert result["status"] == "compile_error"
+    assert "vector_add.py:2: error: SyntaxError" in result["message"]
+
+
+def test_optimize_tunes_a_triton_kernel(tmp_path):
+    done = kforge("optimize", os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "-g", "1", "-p", "3",
+                  "--llm", "none", "--seed", "3", "--max-seconds", "0.2", "--runs-dir", str(tmp_path), "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)[0]
+    assert summary["candidates"] >= 2
+    assert os.path.exists(summary["report"])
+
+
+# ----------------------------------------------------------------------------------------------
+# KernelBench-format problems.
+
+def test_detect_lists_kernelbench_problems():
+    done = kforge("detect", KERNELBENCH)
+    assert done.returncode == 0, done.stderr
+    for problem in ("bias_gelu.py", "residual_layernorm.py", "scaled_softmax.py"):
+        assert f"kernelbench/{problem}:" in done.stdout
+    assert "3 kernels found" in done.stdout
+
+
+def test_kernelbench_problem_benches_against_itself():
+    result = bench(os.path.join(KERNELBENCH, "scaled_softmax.py"))
+    assert result["status"] == "correct", result["message"]
+    assert result["device"]["name"] == "cpu (eager)"
+
+
+def test_kernelbench_candidate_is_checked_against_model():
+    problem = os.path.join(KERNELBENCH, "bias_gelu.py")
+    good = bench(problem, "--source", os.path.join(KERNELBENCH, "candidates", "bias_gelu_torch.py"))
+    assert good["status"] == "correct", good["message"]
+
+
+def test_wrong_kernelbench_candidate_is_incorrect(tmp_path):
+    source = open(os.path.join(KERNELBENCH, "candidates", "bias_gelu_torch.py")).read()
+    bad = tmp_path / "relu.py"
+    bad.write_text(source.replace('gelu(x + self.bias, approximate="tanh")', "relu(x + self.bias)"))
+    result = bench(os.path.join(KERNELBENCH, "bias_gelu.py"), "--source", str(bad))
+    assert result["status"] == "incorrect"
+    assert "output 0" in result["message"]
+
+
+def test_candidate_that_edits_its_input_is_rejected(tmp_path):
+    bad = tmp_path / "inplace.py"
+    bad.write_text(open(os.path.join(KERNELBENCH, "scaled_softmax.py")).read() +
+                   "\n\nclass ModelNew(Model):\n    def forward(self, x):\n"
+                   "        x.mul_(self.scale)\n        return torch.softmax(x, dim=-1)\n")
+    result = bench(os.path.join(KERNELBENCH, "scaled_softmax.py"), "--source", str(bad))
+    assert result["status"] == "incorrect"
+    assert "input 0 was modified" in result["message"]
+
+
+def test_optimize_without_llm_reports_baselines(tmp_path):
+    problem = tmp_path / "tiny_relu.py"
+    problem.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n        return torch.relu(x) * 2\n\n\n"
+        "def get_inputs():\n    return [torch.randn(64, 64)]\n\n\n"
+        "def get_init_inputs():\n    return []\n")
+    done = kforge("optimize", str(problem), "--llm", "none", "--max-seconds", "0.2", "--runs-dir", str(tmp_path / "runs"),
+                  "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)[0]
+    assert summary["stop_reason"] == "no operator applies"
+    assert "no operator applies" in done.stderr
+    baselines = summary["baselines"]
+    assert baselines.get("eager_ms", 0) > 0 or "error" in baselines, baselines
