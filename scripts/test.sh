@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KFORGE_WITH_TEST_TOOLS=1 scripts/install-deps.sh
+scripts/python-deps.sh  # .venv with pinned torch/triton for the Triton and KernelBench tests
 scripts/build.sh
 cd build
 ctest --output-on-failure -j "${KFORGE_TEST_JOBS:-2}" "$@"
