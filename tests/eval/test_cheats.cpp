@@ -109,6 +109,19 @@ TEST(Cheats, ReusedOutputNeedsTheSecondSeed) {
   EXPECT_EQ(to_string(result.status), "correct") << "with one seed the cheat is invisible; " << result.message;
 }
 
+// Without a GPU (CI) the CUDA twins are at least compiled with NVRTC, so a typo in them shows
+// up before the GPU run. Skips where NVRTC is not installed.
+TEST(CudaCheatSources, CompileWithNvrtc) {
+  for (const Cheat& cheat : kCheatList) {
+    Evaluator evaluator(load_task(kCheatsCuda / (std::string(cheat.name) + ".kforge.toml")), cheat_options());
+    const CompileResult compiled = evaluator.compile(evaluator.baseline_variant());
+    if (!compiled.ok && compiled.log.find("nvrtc") != std::string::npos && compiled.log.find("error:") == std::string::npos)
+      GTEST_SKIP() << "NVRTC not usable: " << compiled.log;
+    EXPECT_TRUE(compiled.ok) << cheat.name << ": " << compiled.log;
+    EXPECT_GT(compiled.registers, 0) << cheat.name << ": ptxas stats missing: " << compiled.log;
+  }
+}
+
 // Hidden work (another stream, deferred work) cannot be planted as a kernel: NVRTC has no
 // device-side launches without relocatable device code, OpenCL 1.2 none at all. The check
 // on the worker's wall-clock numbers is tested on synthetic statistics.
