@@ -195,7 +195,8 @@ std::vector<CodeBlock> extract_code_blocks(std::string_view input) {
 }
 
 bool looks_like_kernel(std::string_view code) {
-  for (std::string_view marker : {"__global__", "__kernel", "@triton.jit"}) {
+  // "class ModelNew": a KernelBench candidate is a PyTorch module, possibly with no kernel at all.
+  for (std::string_view marker : {"__global__", "__kernel", "@triton.jit", "class ModelNew"}) {
     if (code.find(marker) != std::string_view::npos) return true;
   }
   // OpenCL also allows the unprefixed "kernel void name(...)".

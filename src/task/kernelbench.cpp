@@ -16,6 +16,11 @@ bool is_kernelbench_source(std::string_view source) {
   return std::regex_search(text, model) && std::regex_search(text, inputs) && std::regex_search(text, init_inputs);
 }
 
+bool defines_model_new(std::string_view source) {
+  static const std::regex model_new(R"((^|\n)class\s+ModelNew\s*[(:])");
+  return std::regex_search(std::string(source), model_new);
+}
+
 bool is_kernelbench_problem(const std::filesystem::path& file) {
   std::error_code error;
   if (file.extension() != ".py" || !std::filesystem::is_regular_file(file, error)) return false;

@@ -13,6 +13,8 @@ namespace kforge {
 // Whether `source` defines Model, get_inputs and get_init_inputs at top level.
 bool is_kernelbench_source(std::string_view source);
 bool is_kernelbench_problem(const std::filesystem::path& file);
+// Whether `source` defines `class ModelNew` at top level (a candidate for a problem).
+bool defines_model_new(std::string_view source);
 
 // The implicit task of a problem file: language pytorch, kernel "Model", one size "default",
 // no [[args]] (inputs come from get_inputs) and no tunables. Throws TaskError if `file` is

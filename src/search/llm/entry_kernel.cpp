@@ -2,9 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "task/kernelbench.h"
+
 namespace kforge {
 
 std::optional<DetectedKernel> find_entry_kernel(const std::string& source, const Task& task) {
+  // A KernelBench candidate replaces Model with ModelNew (python/kforge_runners.py runs it).
+  if (task.kernel.language == Language::PyTorch && defines_model_new(source)) {
+    DetectedKernel kernel;
+    kernel.name = task.kernel.kernel;
+    kernel.language = Language::PyTorch;
+    return kernel;
+  }
   try {
     for (auto& kernel : detect_kernels_in_source(source, task.kernel.language, task.kernel.source))
       if (kernel.name == task.kernel.kernel) return kernel;

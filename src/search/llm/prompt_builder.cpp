@@ -6,6 +6,7 @@
 #include <set>
 
 #include "search/llm/line_change.h"
+#include "search/llm/python_prompts.h"
 
 namespace kforge {
 namespace {
@@ -141,6 +142,9 @@ std::string system_prompt(const Task& task, const std::string& entry_signature) 
     tunables += fmt::format("   - {} in {{{}}} (default {})\n", param.name, fmt::join(param.values, ", "),
                             param.default_value);
   if (tunables.empty()) tunables = "   (this task has none)\n";
+  // Triton and KernelBench tasks have a harness of their own (python/kforge_worker.py).
+  if (std::string python_rules = python_task_rules(task, entry_signature); !python_rules.empty())
+    return python_rules + fmt::format(fmt::runtime(kAnswerFormat), fmt::arg("lang", fence_language(task.kernel.language))) + "\n";
   std::string rules = fmt::format(
       "You are an expert GPU performance engineer working inside kforge, an automatic kernel optimizer. You improve "
       "one {} kernel. kforge owns the harness: it creates the inputs, runs the reference, checks your kernel's output "
