@@ -169,3 +169,53 @@ def test_optimize_without_llm_reports_baselines(tmp_path):
     assert "no operator applies" in done.stderr
     baselines = summary["baselines"]
     assert baselines.get("eager_ms", 0) > 0 or "error" in baselines, baselines
+
+
+def test_optimize_asks_the_llm_for_model_new(tmp_path):
+    """The LLM operators are a KernelBench problem's only source of candidates: a scripted
+    OpenAI-format server answers every request with a ModelNew, which must be checked and timed."""
+    import http.server
+    import threading
+
+    problem = tmp_path / "double_relu.py"
+    problem.write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+        "    def forward(self, x):\n        return torch.relu(x) * 2\n\n\n"
+        "def get_inputs():\n    return [torch.randn(128, 128)]\n\n\n"
+        "def get_init_inputs():\n    return []\n")
+    answer = ("STRATEGY: one fused clamp\nRATIONALE: clamp_min and the scale in one expression.\n"
+              "```python\nimport torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
+              "    def forward(self, x):\n        return x.clamp_min(0) * 2\n```\n")
+    requests = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802  (http.server's naming)
+            requests.append(self.rfile.read(int(self.headers["Content-Length"])))
+            body = json.dumps({"id": "x", "object": "chat.completion", "model": "scripted",
+                               "choices": [{"index": 0, "finish_reason": "stop",
+                                            "message": {"role": "assistant", "content": answer}}],
+                               "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        done = kforge("optimize", str(problem), "--llm", "openai:scripted", "-g", "1", "-p", "2",
+                      "--max-seconds", "0.2", "--runs-dir", str(tmp_path / "runs"), "--json")
+    finally:
+        del os.environ["OPENAI_BASE_URL"]
+        server.shutdown()
+    assert done.returncode == 0, done.stderr
+    assert requests, "kforge never asked the LLM"
+    assert b"ModelNew" in requests[0]  # the KernelBench rules, not the CUDA ones
+    summary = json.loads(done.stdout)[0]
+    assert summary["candidates"] >= 2, done.stderr
+    assert "correct" in done.stderr.split("[4/6]")[1], done.stderr
