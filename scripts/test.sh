@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KFORGE_WITH_TEST_TOOLS=1 scripts/install-deps.sh
-scripts/python-deps.sh  # .venv with pinned torch/triton for the Triton and KernelBench tests
+# .venv with pinned torch/triton for the Triton and KernelBench tests; without it (PyPI out of
+# reach) ctest reports python_worker as skipped instead of failing the whole run.
+scripts/python-deps.sh || echo "warning: scripts/python-deps.sh failed; the python_worker test will be skipped"
 scripts/build.sh
 cd build
 ctest --output-on-failure -j "${KFORGE_TEST_JOBS:-2}" "$@"
