@@ -108,6 +108,7 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   // baselines are eager PyTorch (the task's baseline) and torch.compile.
   nlohmann::json pytorch_baselines;
   if (task.kernel.language == Language::PyTorch) pytorch_baselines = measure_pytorch_baselines(task, options.eval);
+  if (task.kernel.language == Language::Triton) pytorch_baselines = measure_reference_baselines(task, options.eval);
   if (operators.empty()) {
     log::info("  no operator applies: {} has no tunable parameters and no LLM is configured", task.name);
     store.set_status("finished");

@@ -112,6 +112,14 @@ def test_optimize_tunes_a_triton_kernel(tmp_path):
     assert os.path.exists(summary["report"])
 
 
+def test_optimize_times_a_pytorch_reference_eager_and_compiled(tmp_path):
+    done = kforge("optimize", os.path.join(TRITON, "layernorm", "interpret.kforge.toml"), "-g", "1", "-p", "1",
+                  "--llm", "none", "--seed", "5", "--max-seconds", "0.2", "--runs-dir", str(tmp_path), "--json")
+    assert done.returncode == 0, done.stderr
+    baselines = json.loads(done.stdout)[0]["baselines"]
+    assert baselines["triton_ms"] > 0 and baselines["eager_ms"] > 0 and baselines["compile_ms"] > 0, baselines
+
+
 # ----------------------------------------------------------------------------------------------
 # KernelBench-format problems.
 
