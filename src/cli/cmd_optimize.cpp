@@ -27,6 +27,7 @@ struct OptimizeArgs {
   std::int64_t llm_budget_tokens = 0;
   bool llm_only = false;
   bool json = false;
+  bool no_counters = false;
   EvalFlags eval;
 };
 
@@ -64,6 +65,8 @@ OptimizeOptions options_from(const OptimizeArgs& args, const Task& task, std::ui
   options.llm_budget_usd = args.llm_budget_usd;
   options.llm_budget_tokens = args.llm_budget_tokens;
   options.llm_only = args.llm_only;
+  options.flags = args.eval;
+  options.profile_counters = !args.no_counters;
   return options;
 }
 
@@ -121,6 +124,7 @@ Action add_optimize(CLI::App& app) {
   sub->add_option("--llm-budget-tokens", args->llm_budget_tokens, "Stop using the LLM after this many tokens");
   sub->add_flag("--llm-only", args->llm_only, "Use only the LLM operators (no built-in ones)");
   sub->add_flag("--json", args->json, "Print a JSON summary on stdout");
+  sub->add_flag("--no-counters", args->no_counters, "Profile with the analytic roofline only (no ncu)");
   add_eval_flags(*sub, args->eval);
   return [args] {
     if (!args->resume.empty()) return resume(*args);

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/task_options.h"
+#include "cli/profiling.h"
 #include "profile/profiler.h"
 #include "store/run_store.h"
 
@@ -28,27 +29,6 @@ struct ProfileArgs {
 };
 
 // Times the FP32 probe through the ordinary evaluator and worker, like any task.
-ProbeTimer probe_timer(const EvalFlags& flags) {
-  return [flags](const std::filesystem::path& manifest, std::string& error) -> std::optional<double> {
-    try {
-      const Task probe = load_task(manifest);
-      Evaluator evaluator(probe, eval_options(flags, probe.kernel.language));
-      const KernelVariant variant = evaluator.baseline_variant();
-      const CompileResult compiled = evaluator.compile(variant);
-      if (!compiled.ok) {
-        error = "the FMA probe does not compile: " + first_error_line(compiled.log);
-        return std::nullopt;
-      }
-      const auto timings = evaluator.time_together({{&variant, &compiled}}, error);
-      if (!timings[0]) return std::nullopt;
-      return timings[0]->min_ms;  // a peak is the best case, not the typical one
-    } catch (const std::exception& e) {
-      error = e.what();
-      return std::nullopt;
-    }
-  };
-}
-
 KernelVariant variant_to_profile(const Task& task, const Evaluator& evaluator, const ProfileArgs& args,
                                  std::string& label) {
   KernelVariant variant = evaluator.baseline_variant();
@@ -97,18 +77,13 @@ int profile_task(Task& task, const ProfileArgs& args, nlohmann::json& all) {
     fmt::print("{}: {} is not profiled: {}: {}\n", task.name, label, to_string(result.status), result.message);
     return 1;
   }
-  const DeviceSummary summary = evaluator.device();
-  const DeviceCharacterization device = characterize_device(summary.info, summary.copy_gbps, probe_timer(args.eval));
-  ProfilerOptions options;
-  options.worker_executable = evaluator.options().worker_executable;
-  options.device_index = args.eval.device;
-  options.use_counters = !args.no_counters;
-  options.ncu = args.ncu;
-  const ProfileTarget target{&task, variant.params, compiled, result.timing->median_ms, ""};
-  const KernelProfile profile = profile_candidate(target, device, options);
+  const ProfiledVariant profiled = profile_variant(evaluator, args.eval, variant, compiled, result.timing->median_ms,
+                                                   {!args.no_counters, args.ncu});
+  const DeviceCharacterization& device = profiled.device;
+  const KernelProfile& profile = profiled.profile;
   const nlohmann::json profile_json = to_json(profile);
   if (args.save) save_profile(args, profile_json);
-  const std::string text = diagnosis(profile, compiled);
+  const std::string& text = profiled.diagnosis;
   if (args.json) {
     all.push_back({{"task", task.name}, {"variant", label}, {"device", to_json(device)},
                    {"median_ms", result.timing->median_ms}, {"profile", profile_json}, {"diagnosis", text}});

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/profiling.h"
 #include "report/report.h"
 #include "cli/pytorch_baselines.h"
 #include "search/builtin_operators.h"
@@ -86,12 +87,59 @@ ReportFiles write_run_report(const Task& task, const RunStore& store, const std:
   return write_report(store, store.run_dir(), inputs);
 }
 
+bool profilable(const Task& task) {
+  return task.kernel.language == Language::Cuda || task.kernel.language == Language::OpenCL;
+}
+
+void log_lines(const std::string& text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    log::info("  {}", text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
+// The original kernel's profile: printed in [2/6], kept with the baseline for the LLM's
+// analysis and for the report's roofline. Profiling trouble never stops the run.
+std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const OptimizeOptions& options) {
+  if (!profilable(evaluator.task())) return std::nullopt;
+  try {
+    const KernelVariant original = evaluator.baseline_variant();
+    const CompileResult compiled = evaluator.compile(original);
+    const EvalResult result = evaluator.evaluate_compiled(original, compiled);
+    if (result.status != EvalStatus::Correct || !result.timing) return std::nullopt;  // [3/6] reports why
+    ProfiledVariant profiled = profile_variant(evaluator, options.flags, original, compiled, result.timing->median_ms,
+                                               {options.profile_counters, {}});
+    log_lines(profiled.diagnosis);
+    return profiled;
+  } catch (const std::exception& e) {
+    log::warn("profiling the original kernel failed: {}", e.what());
+    return std::nullopt;
+  }
+}
+
+void profile_best(Evaluator& evaluator, RunStore& store, const OptimizeOptions& options, const Individual& best) {
+  if (!profilable(evaluator.task()) || !best.median_ms) return;
+  try {
+    const CompileResult compiled = evaluator.compile(best.variant);
+    const ProfiledVariant profiled =
+        profile_variant(evaluator, options.flags, best.variant, compiled, *best.median_ms, {options.profile_counters, {}});
+    store.set_candidate_profile(best.id, to_json(profiled.profile));
+    log::info("  best #{}: {}-bound ({})", best.id, to_string(profiled.profile.bound), to_string(profiled.profile.source));
+  } catch (const std::exception& e) {
+    log::warn("profiling the best candidate failed: {}", e.what());
+  }
+}
+
 }  // namespace
 
 nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOptions& options) {
   Evaluator evaluator(task, options.eval);
   log::step(2, 6, "profile");
   print_static_profile(evaluator);
+  const std::optional<ProfiledVariant> original_profile = profile_original(evaluator, options);
   const std::string device_name = evaluator.device().info.value("name", std::string());
 
   // The LLM operators join the built-in ones; without an LLM one line says why.
@@ -117,6 +165,7 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   }
 
   Evolution evolution(evaluator, store, std::move(operators), options.evolution);
+  if (original_profile) evolution.set_baseline_profile(to_json(original_profile->profile), original_profile->diagnosis);
   const EvolutionOutcome outcome = evolution.run();
   log::info("  stopped: {}", outcome.stop_reason);
 
@@ -124,6 +173,7 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   nlohmann::json verified_sizes;
   if (outcome.best && outcome.baseline && outcome.best->id != outcome.baseline->id) {
     verified_sizes = verify_best(evaluator, store, *outcome.best, options.final_seeds);
+    profile_best(evaluator, store, options, *outcome.best);
   } else {
     log::info("  no candidate beat the original kernel");
   }

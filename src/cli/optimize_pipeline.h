@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "cli/task_options.h"
 #include "search/evolution.h"
 #include "store/run_store.h"
 #include "task/task.h"
@@ -21,6 +22,8 @@ struct OptimizeOptions {
   double llm_budget_usd = 0;     // --llm-budget-usd; 0: no limit (or $KFORGE_LLM_MAX_COST_USD)
   std::int64_t llm_budget_tokens = 0;  // --llm-budget-tokens; 0: no limit (or $KFORGE_LLM_MAX_TOKENS)
   bool llm_only = false;         // --llm-only: no built-in operators (an error without an LLM)
+  EvalFlags flags;               // the command line's evaluation flags (the FMA probe reuses them)
+  bool profile_counters = true;  // false: analytic roofline only, no hardware profiler
 };
 
 // Runs (or resumes) the optimisation of `task` recorded in `store`; returns the summary

@@ -112,6 +112,11 @@ Individual Evolution::evaluate_baseline() {
   return baseline;
 }
 
+void Evolution::set_baseline_profile(nlohmann::json profile, std::string analysis) {
+  baseline_profile_ = std::move(profile);
+  baseline_analysis_ = std::move(analysis);
+}
+
 EvolutionOutcome Evolution::run() {
   started_ = Clock::now();
   load_history();
@@ -124,6 +129,13 @@ EvolutionOutcome Evolution::run() {
   if (first_generation == 0) {
     store_.begin_generation(0);
     store_.finish_generation({0, "", "", baseline_->id, baseline_->median_ms, 1, 1, 0});
+  }
+  if (!baseline_profile_.is_null()) {
+    store_.set_candidate_profile(baseline_->id, baseline_profile_);
+    store_.set_candidate_analysis(baseline_->id, baseline_analysis_);
+    baseline_->profile = baseline_profile_;
+    for (auto& individual : history_)
+      if (individual.id == baseline_->id) individual.profile = baseline_profile_;
   }
   select_survivors();
 

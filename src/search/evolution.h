@@ -45,6 +45,9 @@ class Evolution {
 
   // Evaluates the baseline (or takes it from the store when resuming), then evolves.
   EvolutionOutcome run();
+  // The original kernel's profile and diagnosis, stored with the baseline candidate so the
+  // LLM's analysis and the report's roofline can use them.
+  void set_baseline_profile(nlohmann::json profile, std::string analysis);
 
  private:
   void load_history();
@@ -70,6 +73,8 @@ class Evolution {
   std::vector<Individual> history_;     // everything evaluated, in id order
   std::vector<Individual> population_;  // current survivors, best first
   std::optional<Individual> baseline_;
+  nlohmann::json baseline_profile_;
+  std::string baseline_analysis_;
   std::chrono::steady_clock::time_point started_;
   double compile_s_ = 0;
   double evaluate_s_ = 0;
