@@ -360,13 +360,7 @@ KernelProfile profile_from_ncu(const NcuKernel& kernel, const TaskWork& work, co
     flops = 2 * *ffma + kernel.get("sm__sass_thread_inst_executed_op_fadd_pred_on.sum").value_or(0) +
             kernel.get("sm__sass_thread_inst_executed_op_fmul_pred_on.sum").value_or(0);
   const RooflinePoint point = roofline_position(bytes, flops, seconds, peaks);
-  profile.arithmetic_intensity = point.arithmetic_intensity;
-  profile.achieved_gbps = point.achieved_gbps;
-  profile.achieved_gflops = point.achieved_gflops;
-  profile.peak_gbps = peaks.gbps;
-  profile.peak_gflops = peaks.fp32_gflops;
-  profile.bandwidth_pct = 100 * point.bandwidth_fraction;
-  profile.compute_pct = 100 * point.compute_fraction;
+  fill_from_roofline(profile, point, peaks);
   profile.sm_throughput_pct = lookup(kernel, kSmPct, "%");
   profile.memory_throughput_pct = lookup(kernel, kMemoryPct, "%");
   profile.dram_throughput_pct = lookup(kernel, kDramPct, "%");

@@ -113,15 +113,6 @@ std::optional<double> pct_of_peak(const RocComputeMetric* metric) {
   return std::nullopt;
 }
 
-void fill_from_roofline(KernelProfile& profile, const RooflinePoint& point, const DevicePeaks& peaks) {
-  profile.arithmetic_intensity = point.arithmetic_intensity;
-  profile.achieved_gbps = point.achieved_gbps;
-  profile.achieved_gflops = point.achieved_gflops;
-  profile.peak_gbps = peaks.gbps;
-  profile.peak_gflops = peaks.fp32_gflops;
-  profile.bandwidth_pct = 100 * point.bandwidth_fraction;
-  profile.compute_pct = 100 * point.compute_fraction;
-}
 
 std::vector<Limiter> amd_limiters(Bound bound, double memory_pct, double compute_pct,
                                   std::optional<double> occupancy_pct, std::optional<double> l2_hit) {

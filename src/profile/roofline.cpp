@@ -148,6 +148,15 @@ KernelProfile analytic_profile(double bytes, std::optional<double> flops, double
   profile.duration_ms = latency_ms;
   const RooflinePoint point = roofline_position(bytes, flops, latency_ms / 1000.0, peaks);
   profile.bound = point.bound;
+  fill_from_roofline(profile, point, peaks);
+  profile.metrics["bytes"] = bytes;
+  if (flops) profile.metrics["flops"] = *flops;
+  if (point.ridge_intensity > 0) profile.metrics["ridge_intensity"] = point.ridge_intensity;
+  add_analytic_limiters(profile, point, flops.has_value());
+  return profile;
+}
+
+void fill_from_roofline(KernelProfile& profile, const RooflinePoint& point, const DevicePeaks& peaks) {
   profile.arithmetic_intensity = point.arithmetic_intensity;
   profile.achieved_gbps = point.achieved_gbps;
   profile.achieved_gflops = point.achieved_gflops;
@@ -155,11 +164,6 @@ KernelProfile analytic_profile(double bytes, std::optional<double> flops, double
   profile.peak_gflops = peaks.fp32_gflops;
   profile.bandwidth_pct = 100 * point.bandwidth_fraction;
   profile.compute_pct = 100 * point.compute_fraction;
-  profile.metrics["bytes"] = bytes;
-  if (flops) profile.metrics["flops"] = *flops;
-  if (point.ridge_intensity > 0) profile.metrics["ridge_intensity"] = point.ridge_intensity;
-  add_analytic_limiters(profile, point, flops.has_value());
-  return profile;
 }
 
 }  // namespace kforge

@@ -50,6 +50,8 @@ Bound classify_fractions(double bandwidth_fraction, double compute_fraction,
 // Position of a kernel moving `bytes` and doing `flops` (nullopt: unknown) in `seconds`.
 RooflinePoint roofline_position(double bytes, std::optional<double> flops, double seconds,
                                 const DevicePeaks& peaks);
+// Copies a roofline position and the device peaks into the profile's throughput fields.
+void fill_from_roofline(KernelProfile& profile, const RooflinePoint& point, const DevicePeaks& peaks);
 
 // A complete profile from the roofline alone; `note` says why no counters were used.
 KernelProfile analytic_profile(double bytes, std::optional<double> flops, double latency_ms,
