@@ -127,6 +127,21 @@ TEST_F(CudaCompileTest, ExternCKernelCompilesToCubinWithStats) {
   EXPECT_FALSE(result.cache_hit);
 }
 
+// NVRTC answers an identical second compile from its own cache with an empty log; the stats
+// must still come back (they did not on the H100 before this was handled).
+TEST_F(CudaCompileTest, RepeatedIdenticalCompileKeepsItsStats) {
+  ::setenv("KFORGE_NO_COMPILE_CACHE", "1", 1);
+  const CompileResult first = compile(kVectorAdd, "vadd");
+  const CompileResult second = compile(kVectorAdd, "vadd");
+  ::unsetenv("KFORGE_NO_COMPILE_CACHE");
+  if (!first.ok) GTEST_SKIP() << "NVRTC unavailable: " << first.log;
+  ASSERT_TRUE(second.ok) << second.log;
+  EXPECT_FALSE(second.cache_hit);
+  EXPECT_GT(first.registers, 0) << first.log;
+  EXPECT_EQ(second.registers, first.registers) << "log of the repeat: " << second.log;
+  EXPECT_EQ(second.max_threads_per_block, first.max_threads_per_block);
+}
+
 TEST_F(CudaCompileTest, TemplatedKernelGetsItsMangledName) {
   const CompileResult result = compile(kTemplated, "scale<float>");
   SKIP_WITHOUT_NVRTC(result);

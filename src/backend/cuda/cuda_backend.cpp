@@ -3,12 +3,17 @@
 #if KFORGE_HAVE_CUDA_HEADERS
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "backend/compile_cache.h"
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/ptxas_log.h"
+#include "util/hash.h"
+
+
 
 namespace kforge {
 namespace {
@@ -93,8 +98,25 @@ void collect_outputs(nvrtcProgram program, const CompileRequest& request, Compil
 
 // Resource stats come only from ptxas's log: the orchestrator never loads generated code
 // (not even cuModuleLoadData, which would place it in our GPU context).
+//
+// NVRTC (seen with 13.0) serves a repeat of an identical compile from its in-process cache
+// with an empty log, so the stats of each CUBIN are remembered from the compile that had them.
+cuda::PtxasStats ptxas_stats(const CompileResult& result) {
+  static std::mutex mutex;
+  static std::map<std::string, cuda::PtxasStats> by_cubin;
+  cuda::PtxasStats stats = cuda::parse_ptxas_log(result.log, result.lowered_name);
+  const std::string key = content_hash(std::vector<std::string>{result.binary, result.lowered_name});
+  std::lock_guard lock(mutex);
+  if (stats.registers >= 0) {
+    by_cubin[key] = stats;
+  } else if (const auto known = by_cubin.find(key); known != by_cubin.end()) {
+    stats = known->second;
+  }
+  return stats;
+}
+
 void apply_ptxas_stats(CompileResult& result) {
-  const auto stats = cuda::parse_ptxas_log(result.log, result.lowered_name);
+  const auto stats = ptxas_stats(result);
   result.registers = stats.registers;
   result.shared_bytes = stats.shared_bytes;
   result.local_bytes = stats.local_bytes;
