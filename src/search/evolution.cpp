@@ -103,6 +103,7 @@ Individual Evolution::evaluate_baseline() {
   proposal.variant = evaluator_.baseline_variant();
   proposal.operator_name = "baseline";
   proposal.strategy = "original kernel";
+  seen_.insert(proposal.variant);  // so no operator proposes the original configuration again
   auto evaluated = evaluate_batch(0, {proposal});
   Individual baseline = evaluated.front();
   if (baseline.status != EvalStatus::Correct)
