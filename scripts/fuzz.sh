@@ -26,10 +26,17 @@ status=0
 for name in "${fuzzers[@]}"; do
   corpus="fuzz/corpus/$name"
   work="$build/corpus/$name"  # new inputs go here, the committed seeds stay as they are
-  mkdir -p "$work"
-  echo "== $name: ${seconds}s on $corpus"
+  mkdir -p "$work" "$corpus"
+  # Seeds the repository already holds are read in place (libFuzzer reads folders recursively),
+  # so the corpus folders keep only inputs written for fuzzing.
+  case "$name" in
+    detect | manifest) seeds=(examples tests/kernels) ;;
+    ncu_csv) seeds=(tests/profile/data) ;;
+    *) seeds=() ;;
+  esac
+  echo "== $name: ${seconds}s on $corpus ${seeds[*]}"
   if ! UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-       "$build/fuzz/${name}_fuzzer" "$work" "$corpus" -max_total_time="$seconds" -timeout=10 \
+       "$build/fuzz/${name}_fuzzer" "$work" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$build/artifacts/${name}-" 2>"$build/${name}.log"; then
     echo "!! $name failed; see $build/${name}.log and $build/artifacts/" >&2
