@@ -7,6 +7,7 @@
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/cuda/cuda_internal.h"
+#include "backend/device_tables.h"
 #include "backend/guard.h"
 
 namespace kforge::cuda {
@@ -194,26 +195,11 @@ class CudaDevice final : public Device {
   // The context is current per thread; a worker may call from a watchdog or helper thread.
   void bind() { check(api().cuCtxSetCurrent_(context_), "cuCtxSetCurrent"); }
 
-  Buffer& find_buffer(BufferId id) {
-    auto found = buffers_.find(id);
-    if (found == buffers_.end()) throw DeviceError("unknown buffer " + std::to_string(id), false);
-    return found->second;
-  }
-
+  Buffer& find_buffer(BufferId id) { return find_by_id(buffers_, id, "buffer"); }
   const Buffer& checked_buffer(BufferId id, std::size_t bytes, const char* what) {
-    const Buffer& buffer = find_buffer(id);
-    if (bytes > buffer.bytes)
-      throw DeviceError(std::string(what) + ": " + std::to_string(bytes) + " bytes exceed buffer " +
-                            std::to_string(id) + " of " + std::to_string(buffer.bytes),
-                        false);
-    return buffer;
+    return require_fits(find_buffer(id), id, bytes, what);
   }
-
-  Kernel& find_kernel(KernelId id) {
-    auto found = kernels_.find(id);
-    if (found == kernels_.end()) throw DeviceError("unknown kernel " + std::to_string(id), false);
-    return found->second;
-  }
+  Kernel& find_kernel(KernelId id) { return find_by_id(kernels_, id, "kernel"); }
 
   void zero_fill(const Buffer& buffer) {
     if (buffer.bytes) check(api().cuMemsetD8_(buffer.user(), 0, buffer.bytes), "cuMemsetD8");

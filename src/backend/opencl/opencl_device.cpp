@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/device_tables.h"
 #include "backend/guard.h"
 #include "backend/opencl/cl_common.h"
 
@@ -230,26 +231,11 @@ class OpenClDevice final : public Device {
     clReleaseProgram(kernel.program);
   }
 
-  Buffer& find_buffer(BufferId id) {
-    auto found = buffers_.find(id);
-    if (found == buffers_.end()) throw DeviceError("unknown buffer " + std::to_string(id), false);
-    return found->second;
-  }
-
+  Buffer& find_buffer(BufferId id) { return find_by_id(buffers_, id, "buffer"); }
   const Buffer& checked_buffer(BufferId id, std::size_t bytes, const char* what) {
-    const Buffer& buffer = find_buffer(id);
-    if (bytes > buffer.bytes)
-      throw DeviceError(std::string(what) + ": " + std::to_string(bytes) + " bytes exceed buffer " +
-                            std::to_string(id) + " of " + std::to_string(buffer.bytes),
-                        false);
-    return buffer;
+    return require_fits(find_buffer(id), id, bytes, what);
   }
-
-  Kernel& find_kernel(KernelId id) {
-    auto found = kernels_.find(id);
-    if (found == kernels_.end()) throw DeviceError("unknown kernel " + std::to_string(id), false);
-    return found->second;
-  }
+  Kernel& find_kernel(KernelId id) { return find_by_id(kernels_, id, "kernel"); }
 
   // Canaries into both guards; zeros for the kernel's part, so results are deterministic.
   void fill_guards_and_zero(const Buffer& buffer) {
