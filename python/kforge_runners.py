@@ -1,14 +1,15 @@
-"""How one variant runs: a Triton kernel launched from the manifest's [[args]] and [launch], a
-plain Python reference called with the same arguments, or a KernelBench Model/ModelNew.
+"""How one variant runs: a Triton kernel launched from the manifest's [[args]] and [launch] or
+through the task's own launcher, a plain Python reference, or a KernelBench Model/ModelNew.
 
-A runner prepares everything outside the timed region (inputs, poisoned outputs, models) and
-returns a `Prepared`: `run()` is the timed call, `outputs()` what is compared, `inputs` what
-must come back unchanged.
+A runner makes the inputs of a seed (`inputs`) and a `Case` per variant and size, which holds
+everything outside the timed region (its own input tensors, poisoned outputs, models):
+`case.run()` is the timed call, `case.outputs()` what is compared.
 """
 
 import hashlib
 import importlib.util
 import inspect
+import math
 import os
 import sys
 
@@ -19,13 +20,6 @@ from kforge_task import DTYPES, TaskError, eval_expr, eval_int
 # Outputs start as NaN (floats) or this sentinel (integers), so an output the kernel never
 # writes cannot match the reference by luck.
 INT_POISON = 0x5A
-
-
-class Prepared:
-    def __init__(self, run, outputs, inputs):
-        self.run = run
-        self.outputs = outputs
-        self.inputs = inputs  # [(name, tensor, original copy)]
 
 
 def load_module(path, sandbox):
@@ -51,7 +45,71 @@ def load_module(path, sandbox):
 
 
 # ----------------------------------------------------------------------------------------------
-# Manifest tasks (Triton kernels, Python references).
+# What every runner hands the session: inputs per seed, and a Case per variant and size.
+
+class ShapeMismatch(Exception):
+    def __init__(self, name):
+        super().__init__(f"argument '{name}' has a different size under this variant's parameters")
+
+
+def poison(tensor):
+    if tensor.is_floating_point() or tensor.is_complex():
+        tensor.fill_(float("nan"))
+    else:
+        tensor.fill_(INT_POISON)
+    return tensor
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _to_device(value, device):
+    return value.to(device) if isinstance(value, torch.Tensor) else value
+
+
+class Case:
+    """One variant at one problem size. Its tensors are its own: `load` copies a seed's input
+    values into them (the same tensors every time, so a kernel that caches results by address or
+    by "already called" meets new values in old buffers), `run` is the timed call, `outputs` what
+    is compared, `scrub` poisons the outputs before the memory goes back to torch's allocator."""
+
+    def __init__(self, run, outputs, input_names):
+        self.run = run
+        self.outputs = outputs
+        self.input_names = input_names
+        self.values = None    # the loaded inputs: tensors owned by this case, scalars
+        self.originals = []   # what was loaded, to tell whether the inputs came back unchanged
+
+    def load(self, values):
+        self.originals = values
+        if self.values is None:
+            self.values = [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+            return
+        for i, (mine, theirs) in enumerate(zip(self.values, values)):
+            if isinstance(mine, torch.Tensor):
+                if mine.shape != theirs.shape:
+                    raise ShapeMismatch(self.input_names(i))
+                mine.copy_(theirs)
+            else:
+                self.values[i] = theirs
+
+    def checked_inputs(self):
+        """(name, tensor, loaded value) of the inputs that must come back unchanged."""
+        return [(self.input_names(i), v, self.originals[i]) for i, v in enumerate(self.values or [])
+                if isinstance(v, torch.Tensor)]
+
+    def scrub(self):
+        for out in self.outputs():
+            if isinstance(out, torch.Tensor):
+                poison(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Manifest tasks without a launcher: kforge launches the @triton.jit kernel from [[args]] and
+# [launch]; a reference may be a plain function taking the same arguments.
 
 def _generator(seed, index):
     g = torch.Generator()
@@ -90,33 +148,8 @@ def make_input(arg, count, seed, index):
     return data.to(dtype)
 
 
-def poison(tensor):
-    if tensor.is_floating_point():
-        tensor.fill_(float("nan"))
-    else:
-        tensor.fill_(INT_POISON)
-    return tensor
-
-
-def build_args(task, env, seed, device):
-    """Kernel arguments in manifest order: device tensors (shaped as the manifest says, flat when
-    one dimension) and Python scalars."""
-    values = []
-    for index, arg in enumerate(task.args):
-        if arg["role"] == "scalar":
-            value = eval_expr(arg["value"], env)
-            values.append(float(value) if arg["dtype"] in ("f32", "f64") else int(value))
-            continue
-        shape = [eval_int(s, env) for s in arg["shape"]]
-        count = 1
-        for s in shape:
-            count *= s
-        if arg["role"] == "output":
-            tensor = poison(torch.empty(count, dtype=getattr(torch, DTYPES[arg["dtype"]])))
-        else:
-            tensor = make_input(arg, count, seed, index)
-        values.append(tensor.reshape(shape).to(device))
-    return values
+def _shape(arg, env):
+    return [eval_int(s, env) for s in arg["shape"]]
 
 
 def is_launchable(fn):
@@ -132,35 +165,70 @@ def _signature_names(fn):
         return list(getattr(fn, "arg_names", []))
 
 
+def _entry(module, name):
+    if not hasattr(module, name):
+        raise TaskError(f"the module defines no '{name}'")
+    return getattr(module, name)
+
+
+class ArgsCase(Case):
+    """The kernel's argument list is the case's storage: inputs are copied into their slots,
+    outputs keep what the last run left there (poisoned once, when allocated)."""
+
+    def __init__(self, run, outputs, task, args, loaded):
+        super().__init__(run, lambda: outputs, lambda i: task.args[loaded[i]]["name"])
+        self.task = task
+        self.args = args
+        self.loaded = loaded
+
+    def load(self, values):
+        for i, value in zip(self.loaded, values):
+            if self.args[i].shape != value.shape:
+                raise ShapeMismatch(self.task.args[i]["name"])
+            self.args[i].copy_(value)
+        self.originals = values
+
+    def checked_inputs(self):
+        return [(self.task.args[i]["name"], self.args[i], value) for i, value in zip(self.loaded, self.originals)
+                if self.task.args[i]["role"] == "input"]
+
+
 class ManifestRunner:
-    """Triton tasks: the entry is a @triton.jit kernel launched on the manifest's grid with the
-    tunables as constexpr keywords and num_warps/num_stages as launch options; a reference may
-    instead be a plain function taking the same arguments (it fills the outputs, or returns
-    them in output order)."""
+    """Inputs from the manifest's distributions; the case launches fn[grid](*args, **tunables)
+    with the tunables named like tl.constexpr parameters as keywords and num_warps/num_stages
+    as launch options, or calls a plain reference function with the same arguments (it fills
+    the outputs, or returns them in output order)."""
 
     LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas")
 
     def __init__(self, task, device):
         self.task = task
         self.device = device
+        self.loaded = [i for i, a in enumerate(task.args) if a["role"] in ("input", "inout")]
 
-    def entry(self, module, name):
-        if not hasattr(module, name):
-            raise TaskError(f"the module defines no '{name}'")
-        return getattr(module, name)
+    def inputs(self, size, seed, params):
+        env = self.task.bindings(size, params)
+        values = []
+        for i in self.loaded:
+            arg = self.task.args[i]
+            shape = _shape(arg, env)
+            values.append(make_input(arg, math.prod(shape), seed, i).reshape(shape).to(self.device))
+        return values
 
-    def prepare(self, variant, size, seed, shared_inputs=None):
+    def case(self, variant, size, seed):
+        del seed  # the inputs carry the randomness
         task = self.task
         env = task.bindings(size, variant.params)
-        args = build_args(task, env, seed, self.device)
-        if shared_inputs is not None:  # the very same input values as the reference had
-            for i, arg in enumerate(task.args):
-                if arg["role"] in ("input", "inout"):
-                    if args[i].shape != shared_inputs[i].shape:
-                        raise ShapeMismatch(arg["name"])
-                    args[i].copy_(shared_inputs[i])
-        fn = self.entry(variant.module, variant.entry)
+        args = []
+        for arg in task.args:
+            if arg["role"] == "scalar":
+                value = eval_expr(arg["value"], env)
+                args.append(float(value) if arg["dtype"] in ("f32", "f64") else int(value))
+            else:
+                dtype = getattr(torch, DTYPES[arg["dtype"]])
+                args.append(poison(torch.empty(_shape(arg, env), dtype=dtype, device=self.device)))
         outputs = [args[i] for i, a in enumerate(task.args) if a["role"] in ("output", "inout")]
+        fn = _entry(variant.module, variant.entry)
         if is_launchable(fn):
             grid = tuple(max(1, eval_int(g, env)) for g in task.grid)
             names = set(_signature_names(fn))
@@ -171,34 +239,101 @@ class ManifestRunner:
         else:
             def run():
                 returned = fn(*args)
-                if returned is None:
-                    return
-                returned = returned if isinstance(returned, (tuple, list)) else (returned,)
-                for out, value in zip(outputs, returned):
-                    out.copy_(value.reshape(out.shape))
-        inputs = [(a["name"], args[i], args[i].clone()) for i, a in enumerate(task.args) if a["role"] == "input"]
-        return Prepared(run, lambda: outputs, inputs), args
+                if returned is not None:
+                    for out, value in zip(outputs, _as_list(returned)):
+                        out.copy_(value.reshape(out.shape))
+        return ArgsCase(run, outputs, task, args, self.loaded)
 
     def output_names(self):
         return [a["name"] for a in self.task.args if a["role"] in ("output", "inout")]
 
-    def output_dtypes(self):
-        return [a["dtype"] for a in self.task.args if a["role"] in ("output", "inout")]
+    def tolerance(self, index, expected):
+        del expected
+        dtypes = [a["dtype"] for a in self.task.args if a["role"] in ("output", "inout")]
+        return self.task.tolerance_for(dtypes[index])
 
 
-class ShapeMismatch(Exception):
-    def __init__(self, name):
-        super().__init__(f"argument '{name}' has a different size under this variant's parameters")
+# ----------------------------------------------------------------------------------------------
+# Triton tasks with their own host code: [task] inputs builds the inputs, [task] launcher
+# launches the kernel and returns the outputs.
+
+def _accepts(fn, keyword):
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == keyword or p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
+class LauncherRunner:
+    """The input builder comes from the task's own files (never from a candidate, which cannot
+    change what it is given); it is called with the size's variables as keywords (and `device`
+    when it takes one) after seeding torch with the seed. The launcher is called with the inputs
+    and every tunable as a keyword; a [reference] function is called with the inputs alone."""
+
+    def __init__(self, task, device, sandbox):
+        self.task = task
+        self.device = device
+        file, function = task.inputs
+        self.builder = _entry(load_module(file, sandbox), function)
+        self.sandbox = sandbox
+
+    def inputs(self, size, seed, params):
+        del params  # inputs depend on the size only
+        if size not in self.task.sizes:
+            raise TaskError(f"{self.task.path}: no problem size named '{size}'")
+        kwargs = dict(self.task.sizes[size])
+        if _accepts(self.builder, "device"):
+            kwargs["device"] = self.device
+        torch.manual_seed(int(seed))
+        try:
+            built = self.builder(**kwargs)
+        except TypeError as e:
+            raise TaskError(f"input builder {self.task.inputs[1]}({', '.join(kwargs)}): {e}") from None
+        return [_to_device(v, self.device) for v in _as_list(built)]
+
+    def case(self, variant, size, seed):
+        del size, seed
+        is_launcher = variant.entry == self.task.kernel
+        fn = _entry(variant.module, self.task.launcher if is_launcher else variant.entry)
+        kwargs = {k: int(v) for k, v in variant.params.items()} if is_launcher else {}
+        if is_launcher:
+            unknown = [k for k in kwargs if not _accepts(fn, k)]
+            if unknown:
+                raise TaskError(f"launcher '{self.task.launcher}' takes no keyword {', '.join(unknown)}; "
+                                "add the tunables to its parameters")
+        names = _signature_names(fn)
+        result = {}
+
+        def run():
+            result["out"] = fn(*case.values, **kwargs)
+
+        def outputs():
+            return _as_list(result.get("out"))
+
+        case = Case(run, outputs, lambda i: names[i] if i < len(names) else f"input {i}")
+        return case
+
+    def output_names(self):
+        return None  # "output 0", "output 1", ...
+
+    def tolerance(self, index, expected):
+        del index
+        return self.task.tolerance_for(dtype_name(expected))
+
+
+def dtype_name(tensor):
+    """The manifest's name of a tensor's dtype ("f32"), for the default tolerances."""
+    if not isinstance(tensor, torch.Tensor):
+        return None
+    for name, torch_name in DTYPES.items():
+        if getattr(torch, torch_name, None) == tensor.dtype:
+            return name
+    return None
 
 
 # ----------------------------------------------------------------------------------------------
 # KernelBench problems.
-
-def _to_device(value, device):
-    if isinstance(value, torch.Tensor):
-        return value.to(device)
-    return value
-
 
 class KernelBenchRunner:
     """Model(*get_init_inputs())(*get_inputs()) from the problem file is the reference; a
@@ -220,32 +355,29 @@ class KernelBenchRunner:
             return module.Model
         raise TaskError("the candidate defines neither ModelNew nor Model")
 
-    def prepare(self, variant, size, seed, shared_inputs=None):
-        del size  # one implicit size
+    def inputs(self, size, seed, params):
+        del size, params  # one implicit size
+        torch.manual_seed(int(seed))
+        return [_to_device(x, self.device) for x in self.problem.get_inputs()]
+
+    def case(self, variant, size, seed):
+        del size
         torch.manual_seed(int(seed))
         init = list(self.problem.get_init_inputs())
-        inputs = [_to_device(x, self.device) for x in self.problem.get_inputs()]
-        if shared_inputs is not None:
-            for mine, theirs in zip(inputs, shared_inputs):
-                if isinstance(mine, torch.Tensor):
-                    mine.copy_(theirs)
-        torch.manual_seed(int(seed))  # same weights for Model and ModelNew
+        torch.manual_seed(int(seed))  # the same weights for Model and ModelNew
         model = self.model_class(variant.module)(*init).to(self.device).eval()
         result = {}
 
         def run():
             with torch.no_grad():
-                result["out"] = model(*inputs)
+                result["out"] = model(*case.values)
 
-        def outputs():
-            out = result.get("out")
-            return list(out) if isinstance(out, (tuple, list)) else [out]
-
-        checked = [(f"input {i}", x, x.clone()) for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
-        return Prepared(run, outputs, checked), inputs
+        case = Case(run, lambda: _as_list(result.get("out")), lambda i: f"input {i}")
+        return case
 
     def output_names(self):
-        return None  # "output 0", "output 1", ...
-
-    def output_dtypes(self):
         return None
+
+    def tolerance(self, index, expected):
+        del index, expected
+        return self.task.tolerance

@@ -2,16 +2,38 @@
 info, check (reference vs candidate on fresh inputs per size and seed) and time (interleaved,
 cache flushed, CUDA events, median and spread)."""
 
+import contextlib
 import math
 import os
 import random
 import tempfile
 import time
+import warnings
 
 import torch
 
-from kforge_runners import KernelBenchRunner, ManifestRunner, ShapeMismatch, load_module
+from kforge_guard import IntegrityGuard
+from kforge_runners import KernelBenchRunner, LauncherRunner, ManifestRunner, ShapeMismatch, load_module
 from kforge_task import load_task
+
+
+@contextlib.contextmanager
+def poisoned_allocations():
+    """While checking, torch fills every new tensor (torch.empty and friends) with NaN, or the
+    largest integer: outputs a launcher or a ModelNew allocates itself start poisoned, as the
+    manifest's output buffers do, so an element it never writes cannot match by luck. This is
+    torch's deterministic mode, in warn-only form: ops without a deterministic kernel still run."""
+    previous = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    fill = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*deterministic.*")
+            yield
+    finally:
+        torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])
+        torch.utils.deterministic.fill_uninitialized_memory = fill
 
 
 class Variant:
@@ -87,6 +109,7 @@ class Session:
         self.sandbox = tempfile.mkdtemp(prefix="kforge-py-")
         self.tasks = {}
         self.flush_buffer = None
+        self.guard = IntegrityGuard()  # after every import of ours, before any candidate's
 
     # ------------------------------------------------------------------------------------------
     def handle(self, request):
@@ -146,6 +169,8 @@ class Session:
     def runner(self, task, reference):
         if task.kernelbench:
             return KernelBenchRunner(task, self.device, reference.module)
+        if task.launcher:
+            return LauncherRunner(task, self.device, self.sandbox)
         return ManifestRunner(task, self.device)
 
     def synchronize(self):
@@ -155,50 +180,67 @@ class Session:
     # ------------------------------------------------------------------------------------------
     def check(self, request):
         task = self.task(request["manifest"])
-        candidate = self.variant(request["variant"])
         reference = self.variant(request["reference"])
+        candidate = self.variant(request["variant"])
+        tampered = self.guard.message("the candidate module, when imported,")
+        if tampered:
+            return {"ok": True, "checks": [{"size": request["sizes"][0], "seed": request["seeds"][0],
+                                            "passed": False, "message": tampered}]}
         runner = self.runner(task, reference)
         results = []
-        for size in request["sizes"]:
-            for seed in request["seeds"]:
-                result = self.check_one(task, runner, size, seed, candidate, reference)
-                results.append(result)
-                if not result["passed"]:
-                    return {"ok": True, "checks": results}  # the first failure is enough
+        with poisoned_allocations():
+            for size in request["sizes"]:
+                # After the first seed the candidate runs again in the same case: the same
+                # input tensors with new values, its previous outputs or model still there. A
+                # candidate that computes once and then returns what it cached fails.
+                kept = []
+                for seed in request["seeds"]:
+                    result = self.check_one(runner, size, seed, candidate, reference, kept, request["seeds"][0])
+                    results.append(result)
+                    if not result["passed"]:
+                        return {"ok": True, "checks": results}  # the first failure is enough
         return {"ok": True, "checks": results}
 
-    def check_one(self, task, runner, size, seed, candidate, reference):
+    def check_one(self, runner, size, seed, candidate, reference, kept, init_seed):
         result = {"size": size, "seed": seed, "passed": False}
-        ref, ref_args = runner.prepare(reference, size, seed)
-        pristine = [a.clone() if isinstance(a, torch.Tensor) else a for a in ref_args]
+        values = runner.inputs(size, seed, reference.params)
+
+        # Reference first, in its own case; its outputs are poisoned once copied, so a
+        # candidate that finds that memory again in torch's allocator reads NaN, not answers.
+        ref = runner.case(reference, size, init_seed)
+        ref.load(values)
         ref.run()
         self.synchronize()
         expected = [o.detach().clone() if isinstance(o, torch.Tensor) else o for o in ref.outputs()]
+        ref.scrub()
+        del ref
+
+        reused = bool(kept)
         try:
-            cand, _ = runner.prepare(candidate, size, seed, shared_inputs=pristine)
+            if not kept:
+                kept.append(runner.case(candidate, size, init_seed))
+            cand = kept[0]
+            cand.load(values)
         except ShapeMismatch as e:
             result["message"] = str(e)
             return result
         cand.run()
         self.synchronize()  # work the candidate left on other streams counts too
+        message = self.guard.message("the candidate")
         actual = cand.outputs()
-        message = ""
-        for name, tensor, original in cand.inputs:
-            if not torch.equal(tensor, original):
-                message = f"{name} was modified by the kernel"
-                break
-        names = runner.output_names() or [f"output {i}" for i in range(len(expected))]
-        dtypes = runner.output_dtypes() or [None] * len(expected)
+        message = message or self.modified_input(cand)
+        named = runner.output_names()
+        labels = [f"output '{n}'" for n in named] if named else [f"output {i}" for i in range(len(expected))]
         if len(actual) != len(expected):
             message = message or f"{len(actual)} outputs, expected {len(expected)}"
-        max_abs = max_rel = 0.0
-        mismatches = 0
-        for name, e in zip(names, expected):
+        for label, e in zip(labels, expected):
             # A reference that leaves an output all poison makes every candidate "match".
             if isinstance(e, torch.Tensor) and e.is_floating_point() and e.numel() > 0 and bool(e.isnan().all()):
-                message = message or f"the reference wrote nothing to output '{name}' (still all NaN)"
-        for name, dtype, a, e in zip(names, dtypes, actual, expected):
-            atol, rtol = task.tolerance_for(dtype) if dtype else task.tolerance
+                message = message or f"the reference wrote nothing to {label} (still all NaN)"
+        max_abs = max_rel = 0.0
+        mismatches = 0
+        for index, (label, a, e) in enumerate(zip(labels, actual, expected)):
+            atol, rtol = runner.tolerance(index, e)
             c = compare(a, e, atol, rtol)
             max_abs = max(max_abs, c.get("max_abs_err", 0.0))
             max_rel = max(max_rel, c.get("max_rel_err", 0.0))
@@ -206,13 +248,24 @@ class Session:
             if not c["passed"] and not message:
                 if "first" in c:
                     i, got, want = c["first"]
-                    message = (f"output '{name}': {c['mismatches']} elements differ; first at [{i}]: "
+                    message = (f"{label}: {c['mismatches']} elements differ; first at [{i}]: "
                                f"got {got:g}, expected {want:g}")
                 else:
-                    message = f"output '{name}': {c['message']}"
+                    message = f"{label}: {c['message']}"
+                if reused:
+                    message += (" (on a second call with new inputs in the same tensors: results "
+                                "reused across calls?)")
         result.update({"max_abs_err": max_abs, "max_rel_err": max_rel, "mismatches": mismatches,
                        "passed": not message, "message": message})
         return result
+
+    @staticmethod
+    def modified_input(case):
+        """The case's input tensors hold copies of the seed's values; any difference is its doing."""
+        for name, tensor, original in case.checked_inputs():
+            if not torch.equal(tensor, original):
+                return f"input '{name}' was modified by the kernel"
+        return ""
 
     # ------------------------------------------------------------------------------------------
     def flush_cache(self):
@@ -254,19 +307,24 @@ class Session:
         target_rel_ci = float(request.get("target_rel_ci", 0.01))
         flush = bool(request.get("flush_cache", True))
 
-        variants = [(v["id"], self.variant(v)) for v in request["variants"]]
+        variants = []
+        for spec in request["variants"]:
+            variants.append((spec["id"], self.variant(spec)))
+            tampered = self.guard.message(f"variant {spec['id']}, when imported,")
+            if tampered:
+                return {"ok": False, "error": tampered}
         problem = variants[0][1] if not task.kernelbench else self.variant(
             {"binary_file": task.path, "entry": "Model", "params": {}})
         runner = self.runner(task, problem)
+        values = runner.inputs(size, seed, variants[0][1].params)  # the same inputs for all
         timed = []
-        shared = None
         for vid, variant in variants:
+            case = runner.case(variant, size, seed)
             try:
-                prepared, args = runner.prepare(variant, size, seed, shared_inputs=shared)
-            except ShapeMismatch:
-                prepared, args = runner.prepare(variant, size, seed)
-            shared = shared or [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-            timed.append({"id": vid, "run": prepared.run, "samples": [], "wall": []})
+                case.load(values)
+            except ShapeMismatch:  # its parameters change the input shapes: inputs of its own
+                case.load(runner.inputs(size, seed, variant.params))
+            timed.append({"id": vid, "run": case.run, "samples": [], "wall": []})
 
         # Warm-up: Triton's JIT compile, first touch and clock ramp-up stay out of the numbers.
         for entry in timed:
@@ -278,6 +336,9 @@ class Session:
                 i += 1
                 if i > 1000:
                     break
+            tampered = self.guard.message(f"variant {entry['id']}, when run,")
+            if tampered:  # a patched timer would make every number below a lie
+                return {"ok": False, "error": tampered}
 
         # Interleaved rounds in random order, so drift hits all variants alike.
         rng = random.Random(seed)
@@ -297,6 +358,9 @@ class Session:
             if precise or time.perf_counter() - start > max_seconds:
                 break
 
+        tampered = self.guard.message("a variant, while timed,")
+        if tampered:
+            return {"ok": False, "error": tampered}
         results = []
         for entry in timed:
             stats = summarize(entry["samples"])

@@ -134,6 +134,9 @@ class Task:
         self.tolerance = None   # (atol, rtol) or None for the dtype defaults
         self.sizes = {}         # name -> {var: value}
         self.first_size = "default"
+        self.kernel = ""        # the @triton.jit entry ([task] kernel)
+        self.launcher = None    # [task] launcher: function of the kernel's module, or None
+        self.inputs = None      # [task] inputs: (file, function) of the input builder, or None
 
     def bindings(self, size_name, params):
         if size_name not in self.sizes:
@@ -158,6 +161,13 @@ def load_manifest(path):
         doc = tomllib.load(f)
     task = Task()
     task.path = path
+    section = doc.get("task", {})
+    task.kernel = section.get("kernel", "")
+    if "launcher" in section:
+        task.launcher = section["launcher"]
+        file, _, function = section["inputs"].rpartition(":")
+        folder = os.path.dirname(os.path.abspath(path))
+        task.inputs = (os.path.join(folder, file or section["source"]), function)
     for arg in doc.get("args", []):
         role = arg.get("role", "input")
         dtype = arg.get("dtype", "f32")

@@ -492,6 +492,26 @@ std::optional<Language> language_for_file(const std::filesystem::path& file, std
   return std::nullopt;
 }
 
+bool defines_python_function(std::string_view source, const std::string& name) {
+  // Lines that start with "def" (column 0); the tokens say which of them are real code.
+  std::set<int> top_level_def_lines;
+  int line = 1;
+  for (std::size_t at = 0; at < source.size(); ++line) {
+    if (source.substr(at, 4) == "def ") top_level_def_lines.insert(line);
+    at = source.find('\n', at);
+    if (at == std::string_view::npos) break;
+    ++at;
+  }
+  const auto tokens = PyLexer(source).run();
+  for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
+    const Token& t = tokens[i];
+    if (is_token(t, "def") && top_level_def_lines.count(t.line) && tokens[i + 1].text == name &&
+        is_token(tokens[i + 2], "("))
+      return true;
+  }
+  return false;
+}
+
 std::vector<DetectedKernel> detect_kernels_in_source(std::string_view source, Language language,
                                                      const std::filesystem::path& file) {
   switch (language) {

@@ -45,5 +45,8 @@ std::vector<DetectedKernel> detect_kernels_in_source(std::string_view source, La
 // .py -> Triton when it imports triton (PyTorch when it imports only torch); other C++
 // extensions -> Hip when they include hip/hip_runtime.h. nullopt otherwise.
 std::optional<Language> language_for_file(const std::filesystem::path& file, std::string_view source);
+// Whether a Python source defines `def name(` at top level (column 0): launchers and input
+// builders of Triton tasks are plain module-level functions.
+bool defines_python_function(std::string_view source, const std::string& name);
 
 }  // namespace kforge

@@ -170,8 +170,14 @@ class ManifestLoader {
                "top level");
     read_task(require_table(root, "task"));
     if (auto* reference = root["reference"].as_table()) read_reference(*reference);
-    read_args(root["args"]);
-    read_launch(require_table(root, "launch"));
+    if (task_.harness) {
+      for (const char* unused : {"args", "launch"})
+        if (root.contains(unused))
+          fail(std::string("[") + unused + "]", "not used when [task] names a launcher (it builds the launch itself); remove it");
+    } else {
+      read_args(root["args"]);
+      read_launch(require_table(root, "launch"));
+    }
     if (root.contains("params")) read_params(require_table(root, "params"));
     if (root.contains("constraints")) read_constraints(require_table(root, "constraints"));
     if (root.contains("tolerance")) read_tolerance(require_table(root, "tolerance"));
@@ -315,13 +321,43 @@ class ManifestLoader {
   }
 
   void read_task(const toml::table& table) {
-    check_keys(table, {"name", "language", "source", "kernel", "description", "compile_options"}, "[task]");
+    check_keys(table, {"name", "language", "source", "kernel", "description", "compile_options", "launcher", "inputs"},
+               "[task]");
     task_.kernel = kernel_source(table, "[task]", std::nullopt);
     if (task_.kernel.language == Language::PyTorch)
       fail("[task] language", "pytorch can only be a [reference]; use cuda, opencl, hip or triton");
+    read_harness(table);
     task_.name = optional_string(table, "name", "[task]").value_or(default_name());
     task_.description = optional_string(table, "description", "[task]").value_or("");
     task_.compile_options = string_list(table, "compile_options", "[task]");
+  }
+
+  void read_harness(const toml::table& table) {
+    auto launcher = optional_string(table, "launcher", "[task]");
+    auto inputs = optional_string(table, "inputs", "[task]");
+    if (!launcher && !inputs) return;
+    if (task_.kernel.language != Language::Triton)
+      fail("[task]", "only Triton tasks take a launcher and inputs; remove them (kforge launches " +
+                         to_string(task_.kernel.language) + " kernels from [[args]] and [launch])");
+    if (!launcher) fail("[task]", "'inputs' needs 'launcher' too; add launcher = \"<function that launches the kernel>\"");
+    if (!inputs) fail("[task]", "'launcher' needs 'inputs' too; add inputs = \"<function that builds the inputs>\"");
+    PythonHarness harness;
+    harness.launcher = *launcher;
+    if (!defines_python_function(read_file(task_.kernel.source), harness.launcher))
+      fail("[task] launcher", "'" + harness.launcher + "' is not a top-level function in " +
+                                  task_.kernel.source.filename().string() +
+                                  "; define def " + harness.launcher +
+                                  "(<inputs>, <tunables as keywords>) that launches the kernel and returns the outputs");
+    // "make_inputs" (in the kernel's file) or "inputs.py:make_inputs".
+    const auto colon = inputs->rfind(':');
+    harness.inputs_function = colon == std::string::npos ? *inputs : inputs->substr(colon + 1);
+    harness.inputs_source = colon == std::string::npos ? task_.kernel.source
+                                                       : existing_source(inputs->substr(0, colon), "[task] inputs");
+    if (!defines_python_function(read_file(harness.inputs_source), harness.inputs_function))
+      fail("[task] inputs", "'" + harness.inputs_function + "' is not a top-level function in " +
+                                harness.inputs_source.filename().string() + "; define def " + harness.inputs_function +
+                                "(<size variables>, device) returning the launcher's inputs");
+    task_.harness = std::move(harness);
   }
 
   // "softmax.kforge.toml" -> "softmax"; "kforge.toml" -> its folder's name.
@@ -334,7 +370,25 @@ class ManifestLoader {
 
   void read_reference(const toml::table& table) {
     check_keys(table, {"language", "source", "kernel"}, "[reference]");
+    if (task_.harness) {
+      task_.reference = python_function_reference(table);
+      return;
+    }
     task_.reference = kernel_source(table, "[reference]", task_.kernel.language);
+  }
+
+  // Beside a launcher, the reference is a plain Python function called with the same inputs
+  // (PyTorch, typically; the Triton file itself may hold it).
+  KernelSource python_function_reference(const toml::table& table) const {
+    KernelSource ks;
+    ks.source = existing_source(required_string(table, "source", "[reference]", "add source = \"reference.py\""),
+                                "[reference]");
+    ks.language = Language::PyTorch;
+    ks.kernel = required_string(table, "kernel", "[reference]", "add kernel = \"<function returning the outputs>\"");
+    if (!defines_python_function(read_file(ks.source), ks.kernel))
+      fail("[reference] kernel", "'" + ks.kernel + "' is not a top-level function in " + ks.source.filename().string() +
+                                     "; define def " + ks.kernel + "(<the launcher's inputs>) returning the outputs");
+    return ks;
   }
 
   void read_args(const toml::node_view<toml::node> node) {
@@ -534,7 +588,7 @@ class ManifestLoader {
   // The arguments are passed positionally, so their count must match the kernel's parameters.
   // Triton's tl.constexpr parameters come from [params], not [[args]].
   void check_args_match_kernel() const {
-    if (!detected_) return;
+    if (!detected_ || task_.harness) return;  // a launcher passes the arguments itself
     std::vector<std::string> expected;
     for (const auto& p : detected_->params)
       if (!p.is_constexpr) expected.push_back(p.name.empty() ? "?" : p.name);

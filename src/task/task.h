@@ -67,12 +67,22 @@ struct KernelSource {
   std::string kernel;            // entry point
 };
 
+// Host code a Triton task may bring instead of [[args]] and [launch]: a launcher in the kernel's
+// module (takes the inputs positionally and the tunables as keywords, launches, returns the
+// outputs) and an input builder (takes the size variables, returns the launcher's inputs).
+struct PythonHarness {
+  std::string launcher;
+  std::filesystem::path inputs_source;  // absolute; the task's source unless "file.py:function"
+  std::string inputs_function;
+};
+
 struct Task {
   std::string name;
   std::filesystem::path manifest_path;  // absolute path of kforge.toml
   std::filesystem::path root;           // folder of the manifest
   KernelSource kernel;
   std::optional<KernelSource> reference;  // default: the original kernel with default params
+  std::optional<PythonHarness> harness;   // Triton only; then args is empty and launch unused
   std::vector<ArgSpec> args;
   LaunchSpec launch;
   std::vector<TunableParam> params;

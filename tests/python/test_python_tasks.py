@@ -52,12 +52,22 @@ def test_expressions_follow_the_manifest_grammar():
 
 
 def test_manifest_defaults_sizes_and_tolerance():
+    task = load_manifest(os.path.join(REPO, "tests", "kernels", "triton_args", "kforge.toml"))
+    assert task.first_size == "small" and task.launcher is None
+    assert task.params["BLOCK"] == 128 and task.params["num_warps"] == 4
+    assert task.tolerance is None and task.tolerance_for("f32") == (1e-4, 1e-4)
+    env = task.bindings("odd", {"BLOCK": 256})
+    assert eval_int(task.grid[0], env) == 4  # ceil(1001/256)
+
+
+def test_manifest_names_the_launcher_and_the_input_builder():
+    task = load_manifest(os.path.join(TRITON, "layernorm", "interpret.kforge.toml"))
+    assert task.launcher == "layernorm" and task.kernel == "layernorm_kernel"
+    assert task.inputs == (os.path.join(TRITON, "layernorm", "layernorm_ref.py"), "make_inputs")
     task = load_manifest(os.path.join(TRITON, "matmul", "interpret.kforge.toml"))
-    assert task.first_size == "small"
+    assert task.inputs == (os.path.join(TRITON, "matmul", "matmul.py"), "make_inputs")
     assert task.params["BLOCK_M"] == 32 and task.params["num_stages"] == 2
     assert task.tolerance == (5e-2, 1e-2)
-    env = task.bindings("odd", {"BLOCK_M": 16})
-    assert eval_int(task.grid[0], env) == 3 * 2  # ceil(33/16) * ceil(47/32)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -69,6 +79,22 @@ def test_triton_example_is_correct_and_timed(name):
     assert result["status"] == "correct", result["message"]
     assert result["timing"]["median_ms"] > 0
     assert result["device"]["name"] == "cpu (Triton interpreter)"
+
+
+def test_triton_kernel_launched_from_args_without_a_launcher():
+    result = bench(os.path.join(REPO, "tests", "kernels", "triton_args", "kforge.toml"), "-p", "BLOCK=256")
+    assert result["status"] == "correct", result["message"]
+    assert len(result["checks"]) == 4  # 2 sizes x 2 seeds
+
+
+def test_launcher_without_a_tunable_keyword_is_reported(tmp_path):
+    source = open(os.path.join(TRITON, "vector_add", "vector_add.py")).read()
+    rigid = tmp_path / "rigid.py"
+    rigid.write_text(source.replace("def add(a, b, BLOCK=1024, num_warps=4):", "def add(a, b, BLOCK=1024):")
+                     .replace("num_warps=num_warps)", "num_warps=4)"))
+    result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(rigid))
+    assert result["status"] != "correct"
+    assert "launcher 'add' takes no keyword num_warps" in result["message"], result["message"]
 
 
 def test_triton_tunables_reach_the_kernel_and_the_grid():
@@ -83,7 +109,7 @@ def test_wrong_triton_kernel_is_incorrect(tmp_path):
     bad.write_text(source.replace("a + b, mask", "a - b, mask"))
     result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(bad))
     assert result["status"] == "incorrect"
-    assert "output 'c'" in result["message"]
+    assert "output 0: " in result["message"] and "elements differ" in result["message"]
 
 
 def test_kernel_that_writes_nothing_is_incorrect(tmp_path):
@@ -159,7 +185,49 @@ def test_candidate_that_edits_its_input_is_rejected(tmp_path):
                    "        x.mul_(self.scale)\n        return torch.softmax(x, dim=-1)\n")
     result = bench(os.path.join(KERNELBENCH, "scaled_softmax.py"), "--source", str(bad))
     assert result["status"] == "incorrect"
-    assert "input 0 was modified" in result["message"]
+    assert "input 'input 0' was modified" in result["message"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Planted cheats (tests/kernels/cheats_python/README.md): each must be caught, and say how.
+
+CHEATS = os.path.join(REPO, "tests", "kernels", "cheats_python")
+
+
+@pytest.mark.parametrize("cheat, task, caught_by", [
+    ("cached_output", "triton", "results reused across calls"),
+    ("stale_reference", "triton", "got nan"),
+    ("edits_input", "triton", "input 'a' was modified"),
+    ("patched_timer", "triton", "replaced torch.cuda.Event.elapsed_time, time.perf_counter"),
+    ("patched_reference", "kernelbench", "replaced torch.nn.functional.gelu"),
+    ("memoized_model", "kernelbench", "results reused across calls"),
+])
+def test_planted_python_cheat_is_caught(cheat, task, caught_by):
+    manifest = (os.path.join(TRITON, "vector_add", "interpret.kforge.toml") if task == "triton"
+                else os.path.join(KERNELBENCH, "bias_gelu.py"))
+    result = bench(manifest, "--source", os.path.join(CHEATS, cheat + ".py"))
+    assert result["status"] == "incorrect", result
+    assert caught_by in result["message"], result["message"]
+
+
+def test_guard_restores_what_a_candidate_patched():
+    import time
+    import torch
+    from kforge_guard import IntegrityGuard
+
+    guard = IntegrityGuard()
+    real_counter, real_gelu = time.perf_counter, torch.nn.functional.gelu
+    time.perf_counter = lambda: 0.0
+    torch.nn.functional.gelu = torch.relu
+    torch.Tensor.kforge_planted = lambda self: self
+    try:
+        message = guard.message("x")
+        for name in ("torch.Tensor.kforge_planted", "torch.nn.functional.gelu", "time.perf_counter"):
+            assert name in message, message
+    finally:
+        assert time.perf_counter is real_counter and torch.nn.functional.gelu is real_gelu
+        assert not hasattr(torch.Tensor, "kforge_planted")
+    assert guard.message("x") == ""
 
 
 def test_optimize_without_llm_reports_baselines(tmp_path):

@@ -255,6 +255,70 @@ n = 98432
   EXPECT_EQ(task.launch.block, (std::array<std::string, 3>{"1", "1", "1"}));
 }
 
+// A Triton task that brings its own host code: a launcher and an input builder, no [[args]].
+class TritonHarnessTest : public ManifestTest {
+ protected:
+  void SetUp() override {
+    dir_.write("add.py", R"(
+import torch
+import triton
+import triton.language as tl
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pass
+def add(x, y, BLOCK=256):
+    def nested_helper():
+        pass
+    return x
+def add_ref(x, y):
+    return x + y
+)");
+    dir_.write("inputs.py", "import torch\ndef make_inputs(n, device):\n    return torch.ones(n), torch.ones(n)\n");
+  }
+
+  static std::string manifest(const std::string& task_extra, const std::string& rest = "") {
+    return "[task]\nsource = \"add.py\"\nkernel = \"add_kernel\"\n" + task_extra +
+           "\n[params]\nBLOCK = [256, 512]\n[[sizes]]\nn = 1000\n" + rest;
+  }
+};
+
+TEST_F(TritonHarnessTest, LauncherAndInputBuilderReplaceArgsAndLaunch) {
+  Task task = load_task(write_manifest(manifest("launcher = \"add\"\ninputs = \"inputs.py:make_inputs\"",
+                                                "[reference]\nsource = \"add.py\"\nkernel = \"add_ref\"\n")));
+  ASSERT_TRUE(task.harness.has_value());
+  EXPECT_EQ(task.harness->launcher, "add");
+  EXPECT_EQ(task.harness->inputs_source.filename(), "inputs.py");
+  EXPECT_EQ(task.harness->inputs_function, "make_inputs");
+  EXPECT_TRUE(task.args.empty());
+  ASSERT_TRUE(task.reference.has_value());
+  EXPECT_EQ(task.reference->language, Language::PyTorch);  // a plain function, not a @triton.jit kernel
+  EXPECT_EQ(task.reference->kernel, "add_ref");
+
+  Task same_file = load_task(write_manifest(manifest("launcher = \"add\"\ninputs = \"add_ref\"")));
+  EXPECT_EQ(same_file.harness->inputs_source.filename(), "add.py");
+}
+
+TEST_F(TritonHarnessTest, MistakesNameTheKeyAndTheFix) {
+  EXPECT_THAT(error_for(manifest("launcher = \"add\"")),
+              HasSubstr("[task]: 'launcher' needs 'inputs' too; add inputs = \"<function that builds the inputs>\""));
+  EXPECT_THAT(error_for(manifest("inputs = \"inputs.py:make_inputs\"")), HasSubstr("'inputs' needs 'launcher' too"));
+  EXPECT_THAT(error_for(manifest("launcher = \"launch\"\ninputs = \"inputs.py:make_inputs\"")),
+              HasSubstr("[task] launcher: 'launch' is not a top-level function in add.py; define def launch("));
+  EXPECT_THAT(error_for(manifest("launcher = \"nested_helper\"\ninputs = \"inputs.py:make_inputs\"")),
+              HasSubstr("'nested_helper' is not a top-level function"));
+  EXPECT_THAT(error_for(manifest("launcher = \"add\"\ninputs = \"inputs.py:build\"")),
+              HasSubstr("[task] inputs: 'build' is not a top-level function in inputs.py"));
+  EXPECT_THAT(error_for(manifest("launcher = \"add\"\ninputs = \"missing.py:make_inputs\"")),
+              HasSubstr("[task] inputs source: 'missing.py' does not exist"));
+  EXPECT_THAT(error_for(manifest("launcher = \"add\"\ninputs = \"inputs.py:make_inputs\"", "[launch]\ngrid = [1]\n")),
+              HasSubstr("[launch]: not used when [task] names a launcher"));
+  EXPECT_THAT(error_for(manifest("launcher = \"add\"\ninputs = \"inputs.py:make_inputs\"",
+                                 "[reference]\nsource = \"add.py\"\nkernel = \"ref\"\n")),
+              HasSubstr("[reference] kernel: 'ref' is not a top-level function in add.py"));
+  EXPECT_THAT(error_for(edited("kernel = \"vector_add\"", "kernel = \"vector_add\"\nlauncher = \"add\"\ninputs = \"x\"")),
+              HasSubstr("[task]: only Triton tasks take a launcher and inputs"));
+}
+
 TEST_F(ManifestTest, ToleranceOverridesDefaults) {
   Task task = load_task(write_manifest(edited("[metrics]", "[tolerance]\natol = 1e-5\nrtol = 0\n[metrics]")));
   ASSERT_TRUE(task.tolerance.has_value());

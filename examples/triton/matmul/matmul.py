@@ -1,6 +1,7 @@
 # C = A @ B for row-major f16 A (M x K) and B (K x N), f32 accumulation, f16 C. Each program
 # computes one BLOCK_M x BLOCK_N tile, walking K in BLOCK_K slices; tiles are visited in
 # GROUP_M-row groups so neighbouring programs share A and B tiles in L2.
+import torch
 import triton
 import triton.language as tl
 
@@ -30,3 +31,29 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         acc += tl.dot(a, b)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# The launcher ([task] launcher): a 1-D grid of output tiles; tile sizes, grouping and the
+# launch options num_warps / num_stages arrive as keywords.
+def matmul(a, b, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=1, num_warps=4, num_stages=2):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), dtype=torch.float16, device=a.device)
+    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
+    matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M,
+                        num_warps=num_warps, num_stages=num_stages)
+    return c
+
+
+# The input builder ([task] inputs): f16 operands in [-1, 1); kforge seeds torch first.
+def make_inputs(M, N, K, device):
+    a = (torch.rand(M, K, device=device) * 2 - 1).half()
+    b = (torch.rand(K, N, device=device) * 2 - 1).half()
+    return a, b
+
+
+# The reference ([reference]): cuBLAS through torch (f32 on the CPU, where f16 matmul is slow).
+def matmul_ref(a, b):
+    if a.is_cuda:
+        return a @ b
+    return (a.float() @ b.float()).half()

@@ -1,6 +1,7 @@
 # Row-wise softmax of a rows x cols f32 matrix, one program per row. The row is read in
 # BLOCK-wide chunks (online max and sum, then a normalising pass), so any cols works with any
 # BLOCK; a BLOCK that covers the whole row keeps it in registers.
+import torch
 import triton
 import triton.language as tl
 
@@ -29,3 +30,21 @@ def softmax_kernel(x_ptr, y_ptr, cols, BLOCK: tl.constexpr):
         mask = start + offsets < cols
         x = tl.load(x_row + start + offsets, mask=mask, other=float("-inf"))
         tl.store(y_row + start + offsets, tl.exp(x - row_max) / row_sum, mask=mask)
+
+
+# The launcher ([task] launcher): one program per row; tunables arrive as keywords.
+def softmax(x, BLOCK=128, num_warps=4):
+    rows, cols = x.shape
+    y = torch.empty_like(x)
+    softmax_kernel[(rows,)](x, y, cols, BLOCK=BLOCK, num_warps=num_warps)
+    return y
+
+
+# The input builder ([task] inputs): logits spread like N(0, 2); kforge seeds torch first.
+def make_inputs(rows, cols, device):
+    return torch.randn(rows, cols, device=device) * 2
+
+
+# The reference ([reference]): PyTorch itself, with the launcher's inputs.
+def softmax_ref(x):
+    return torch.softmax(x, dim=1)
