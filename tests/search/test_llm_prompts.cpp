@@ -2,11 +2,13 @@
 // failures), the repair turn's error and diff, and the small helpers behind them.
 #include <gtest/gtest.h>
 
+#include "search/llm/entry_kernel.h"
 #include "search/llm/line_change.h"
 #include "search/llm/llm_operators.h"
 #include "search/llm/prompt_builder.h"
 #include "task/task.h"
 #include "test_llm_support.h"
+#include "util/files.h"
 
 namespace kforge {
 namespace {
@@ -102,6 +104,25 @@ TEST_F(LlmPrompts, EditRetryPromptNamesEachFailedBlock) {
   EXPECT_NE(prompt.find("# Edits did not apply"), std::string::npos);
   EXPECT_NE(prompt.find("block 2: SEARCH text not found"), std::string::npos);
   EXPECT_NE(prompt.find("missing line"), std::string::npos);
+}
+
+// A Triton task with a launcher: the prompt makes the launcher the contract, and a reply may
+// rewrite the kernels behind it but not drop the launcher.
+TEST(LlmTritonLauncher, TheLauncherIsTheContractTheKernelsAreFree) {
+  const Task task = load_task(std::filesystem::path(KFORGE_SOURCE_DIR) / "examples/triton/matmul/kforge.toml");
+  const std::string rules = system_prompt(task, "matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K)");
+  EXPECT_NE(rules.find("calls your launcher `matmul`"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("num_stages in {1, 2, 3, 4, 5} (default 2)"), std::string::npos) << rules;
+  EXPECT_EQ(rules.find("kforge launches kernel[grid]"), std::string::npos) << rules;
+
+  std::string source = read_file(task.kernel.source);
+  std::string renamed_kernel = source;
+  for (auto at = renamed_kernel.find("matmul_kernel"); at != std::string::npos; at = renamed_kernel.find("matmul_kernel"))
+    renamed_kernel.replace(at, 13, "mm_tiles");
+  EXPECT_EQ(entry_kernel_problem(renamed_kernel, task, 6), "");
+  std::string no_launcher = source;
+  no_launcher.replace(no_launcher.find("def matmul("), 11, "def mm(");
+  EXPECT_EQ(entry_kernel_problem(no_launcher, task, 6), "the reply does not define the launcher `matmul`");
 }
 
 TEST(LlmLineChange, ShowsOnlyTheChangedRegionWithContext) {

@@ -31,6 +31,10 @@ std::string signature_text(const DetectedKernel& kernel) {
 }
 
 std::string entry_kernel_problem(const std::string& source, const Task& task, std::size_t expected_params) {
+  if (task.harness)  // kforge calls the launcher; the kernels behind it may change shape
+    return defines_python_function(source, task.harness->launcher)
+               ? ""
+               : fmt::format("the reply does not define the launcher `{}`", task.harness->launcher);
   const auto kernel = find_entry_kernel(source, task);
   if (!kernel) return fmt::format("the reply does not define the entry kernel `{}`", task.kernel.kernel);
   if (kernel->params.size() != expected_params)

@@ -32,6 +32,24 @@ std::string triton_rules(const Task& task, const std::string& entry_signature) {
       entry_signature, fmt::join(task.launch.grid, ", "), tunable_lines(task));
 }
 
+// A task with its own launcher: the launcher is the contract, the kernels behind it are free.
+std::string triton_launcher_rules(const Task& task) {
+  return fmt::format(
+      "You are an expert GPU performance engineer working inside kforge, an automatic kernel optimizer. You improve "
+      "a Triton module. kforge owns the harness: it builds the inputs with the task's own input builder (which you "
+      "cannot change), runs the reference, calls your launcher `{0}`, checks the outputs it returns on every problem "
+      "size and times the call.\n\n"
+      "Rules:\n"
+      "1. Keep `def {0}(...)` at top level with the same positional inputs. It allocates the outputs, launches your "
+      "kernel(s) and returns the outputs in the same order, shapes and dtypes.\n"
+      "2. The @triton.jit kernels behind it are yours to rewrite: rename, split, fuse, add tl.constexpr parameters.\n"
+      "3. Tunable parameters arrive as keyword arguments of `{0}` (keep every one of these names; their defaults "
+      "may change):\n{1}"
+      "4. Results must match the reference within the task's tolerance on every size.\n"
+      "5. Do not modify the inputs, cache results between calls, time, print, or touch files or the network.\n\n",
+      task.harness->launcher, tunable_lines(task));
+}
+
 std::string kernelbench_rules() {
   return "You are an expert GPU performance engineer working inside kforge, an automatic kernel optimizer. The task "
          "is a KernelBench problem: a PyTorch `Model` (shown as the original) with get_inputs() and "
@@ -53,7 +71,8 @@ std::string kernelbench_rules() {
 }  // namespace
 
 std::string python_task_rules(const Task& task, const std::string& entry_signature) {
-  if (task.kernel.language == Language::Triton) return triton_rules(task, entry_signature);
+  if (task.kernel.language == Language::Triton)
+    return task.harness ? triton_launcher_rules(task) : triton_rules(task, entry_signature);
   if (task.kernel.language == Language::PyTorch) return kernelbench_rules();
   return "";
 }
