@@ -7,7 +7,7 @@
 #   3. the compile time of one kernel through kforge_cuda (NVRTC, cold cache) vs
 #      torch.utils.cpp_extension.load_inline (nvcc + host compiler, cold build folder).
 # Needs a CUDA GPU and a Python with torch, triton and cuda-bindings (KFORGE_PYTHON, else
-# .venv/bin/python, else python3). Usage: scripts/gpu_python_bench.sh [BUILD_DIR]
+# .venv/bin/python, else python3). Usage: [SKIP_TRITON=1] scripts/gpu_python_bench.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -25,6 +25,7 @@ field() {  # field JSON_FILE PYTHON_EXPRESSION_OVER_r
   "$KFORGE_PYTHON" -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print($2)" "$1"
 }
 
+if [[ -z "${SKIP_TRITON:-}" ]]; then  # SKIP_TRITON=1: the KernelBench and compile-time parts only
 echo "## Triton examples on $("$KFORGE_PYTHON" -c 'import torch; print(torch.cuda.get_device_name(0))')"
 echo
 echo "| task | size | status | median ms | spread | GB/s | GFLOP/s |"
@@ -38,6 +39,8 @@ for manifest in examples/triton/*/kforge.toml; do
     echo "| $manifest | | failed: $(tail -1 "$SCRATCH/err") | | | | |"
   fi
 done
+
+fi
 
 echo
 echo "## KernelBench problems: eager vs torch.compile vs raw CUDA (kforge_cuda)"
