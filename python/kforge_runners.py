@@ -289,7 +289,10 @@ class LauncherRunner:
         try:
             built = self.builder(**kwargs)
         except TypeError as e:
-            raise TaskError(f"input builder {self.task.inputs[1]}({', '.join(kwargs)}): {e}") from None
+            file, function = self.task.inputs
+            variables = ", ".join(self.task.sizes[size])
+            raise TaskError(f"{file}: input builder {function}({', '.join(kwargs)}) failed: {e}; it takes the size "
+                            f"variables ({variables}) as keywords, and device if it wants one") from None
         return [_to_device(v, self.device) for v in _as_list(built)]
 
     def case(self, variant, size, seed):

@@ -103,6 +103,18 @@ def test_triton_tunables_reach_the_kernel_and_the_grid():
     assert result["status"] == "correct", result["message"]
 
 
+def test_input_builder_with_other_parameter_names_is_explained(tmp_path):
+    folder = os.path.join(TRITON, "vector_add")
+    source = open(os.path.join(folder, "vector_add.py")).read()
+    (tmp_path / "vector_add.py").write_text(source.replace("def make_inputs(n, device):", "def make_inputs(count, device):")
+                                            .replace("torch.rand(n,", "torch.rand(count,"))
+    (tmp_path / "kforge.toml").write_text(open(os.path.join(folder, "interpret.kforge.toml")).read())
+    result = bench(str(tmp_path / "kforge.toml"))
+    assert result["status"] == "runtime_error"
+    assert f"{tmp_path}/vector_add.py: input builder make_inputs(n, device) failed" in result["message"]
+    assert "it takes the size variables (n) as keywords" in result["message"]
+
+
 def test_wrong_triton_kernel_is_incorrect(tmp_path):
     source = open(os.path.join(TRITON, "vector_add", "vector_add.py")).read()
     bad = tmp_path / "bad.py"
