@@ -276,7 +276,6 @@ class LauncherRunner:
         self.device = device
         file, function = task.inputs
         self.builder = _entry(load_module(file, sandbox), function)
-        self.sandbox = sandbox
 
     def inputs(self, size, seed, params):
         del params  # inputs depend on the size only
