@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/final_verification.h"
 #include "cli/profiling.h"
 #include "report/report.h"
 #include "cli/pytorch_baselines.h"
@@ -22,59 +23,6 @@ void print_static_profile(Evaluator& evaluator) {
   log::info("  baseline compiles in {:.3f} s{}; registers {}, shared {} B, local {} B, spills {} B", compiled.seconds,
             compiled.cache_hit ? " (cached)" : "", compiled.registers, compiled.shared_bytes, compiled.local_bytes,
             compiled.spill_bytes);
-}
-
-// Re-checks the best candidate with more seeds and times it against the baseline on every
-// problem size; the per-size table lands in the candidate's metrics for the report.
-nlohmann::json verify_best(Evaluator& evaluator, RunStore& store, const Individual& best, int seeds) {
-  EvalOptions options = evaluator.options();
-  options.check_seeds = seeds;
-  Evaluator final_evaluator(evaluator.task(), options);
-  const CompileResult compiled = final_evaluator.compile(best.variant);
-  const EvalResult check = final_evaluator.check(best.variant, compiled);
-  EvaluationRecord record;
-  record.candidate_id = best.id;
-  record.kind = "final";
-  record.result = metrics_json(check);
-  store.add_evaluation(record);
-  auto stored = store.get_candidate(best.id);
-  nlohmann::json metrics = stored->metrics;
-  metrics["final_check"] = {{"status", to_string(check.status)}, {"message", check.message},
-                            {"checks", check.checks.size()}};
-  if (check.status != EvalStatus::Correct) {
-    log::warn("the best candidate #{} failed the final verification: {}", best.id, check.message);
-  }
-  const KernelVariant baseline = final_evaluator.baseline_variant();
-  const CompileResult baseline_compiled = final_evaluator.compile(baseline);
-  nlohmann::json sizes = nlohmann::json::array();
-  for (const auto& size : evaluator.task().sizes) {
-    std::string error;
-    const auto timings =
-        final_evaluator.time_together({{&baseline, &baseline_compiled}, {&best.variant, &compiled}}, error, size.name);
-    nlohmann::json row = {{"name", size.name}};
-    if (timings[0] && timings[1]) {
-      row["baseline_ms"] = timings[0]->median_ms;
-      row["best_ms"] = timings[1]->median_ms;
-      row["speedup"] = timings[0]->median_ms / timings[1]->median_ms;
-      row["spread"] = timings[1]->spread;
-      log::info("  size {:<12} baseline {:.4f} ms  best {:.4f} ms  {:.2f}x", size.name, timings[0]->median_ms,
-                timings[1]->median_ms, timings[0]->median_ms / timings[1]->median_ms);
-    } else {
-      row["error"] = error;
-    }
-    sizes.push_back(row);
-  }
-  metrics["sizes"] = sizes;
-  CandidateResult result;
-  result.status = stored->status;
-  result.status_message = stored->status_message;
-  result.compile_log = stored->compile_log;
-  result.compile_stats = stored->compile_stats;
-  result.metrics = metrics;
-  result.profile = stored->profile;
-  result.analysis = stored->analysis;
-  store.update_candidate_result(best.id, result);
-  return sizes;
 }
 
 ReportFiles write_run_report(const Task& task, const RunStore& store, const std::string& device_name) {
@@ -170,12 +118,13 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   log::info("  stopped: {}", outcome.stop_reason);
 
   log::step(5, 6, "final verification");
-  nlohmann::json verified_sizes;
-  if (outcome.best && outcome.baseline && outcome.best->id != outcome.baseline->id) {
-    verified_sizes = verify_best(evaluator, store, *outcome.best, options.final_seeds);
-    profile_best(evaluator, store, options, *outcome.best);
-  } else {
-    log::info("  no candidate beat the original kernel");
+  FinalVerdict verdict;
+  if (outcome.baseline) {
+    verdict = verify_final(evaluator, store, outcome.baseline->id, options.final_seeds);
+    if (const auto best = store.best_candidate(); verdict.best_id && best)
+      profile_best(evaluator, store, options, individual_from_record(*best));
+    else
+      log::info("  no improvement found: no candidate was verifiably faster than the original kernel");
   }
 
   log::step(6, 6, "report");
@@ -191,22 +140,27 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
                             {"evaluate_s", outcome.evaluate_s},
                             {"total_s", outcome.total_s}};
   if (!pytorch_baselines.is_null()) summary["baselines"] = pytorch_baselines;
-  if (outcome.best && outcome.baseline) {
-    summary["best_id"] = outcome.best->id;
-    summary["best_ms"] = outcome.best->median_ms.value_or(0);
-    summary["baseline_ms"] = outcome.baseline->median_ms.value_or(0);
-    // The speedup we stand behind is the final re-measurement on the timing size; the
-    // search's own figure is kept beside it (it is the maximum of many noisy draws).
-    summary["search_speedup"] = outcome.best->speedup;
-    summary["speedup"] = outcome.best->speedup;
-    if (verified_sizes.is_array() && !verified_sizes.empty() && verified_sizes[0].contains("speedup"))
-      summary["speedup"] = verified_sizes[0]["speedup"];
-    summary["sizes"] = verified_sizes;
-    summary["strategy"] = outcome.best->strategy;
+  summary["rejected_by_final_verification"] = verdict.rejected;
+  if (verdict.best_id && outcome.baseline) {
+    const auto best = store.get_candidate(*verdict.best_id);
+    summary["best_id"] = best->id;
+    summary["best_ms"] = best->median_ms().value_or(0);
+    summary["baseline_ms"] = verdict.sizes[0].value("baseline_ms", 0.0);
+    // The speedup we stand behind is the final re-measurement on the timing size, with its
+    // interval; the search's own figure (the maximum of many noisy draws) is kept beside it.
+    summary["speedup"] = verdict.speedup;
+    summary["speedup_interval"] = {verdict.speedup_low, verdict.speedup_high};
+    summary["search_speedup"] = verdict.search_speedup;
+    summary["sizes"] = verdict.sizes;
+    summary["strategy"] = best->strategy;
     summary["best_source"] = files.best_source.string();
-    log::info("  best #{}: {:.2f}x faster than the original on size '{}' (verified; {:.2f}x during search) via {}: {}",
-              outcome.best->id, summary["speedup"].get<double>(), task.sizes.front().name, outcome.best->speedup,
-              outcome.best->operator_name, outcome.best->strategy);
+    log::info("  best #{}: {:.2f}x [{:.2f}, {:.2f}] faster than the original on size '{}' (verified; {:.2f}x during "
+              "search) via {}: {}",
+              best->id, verdict.speedup, verdict.speedup_low, verdict.speedup_high, task.sizes.front().name,
+              verdict.search_speedup, best->operator_name, best->strategy);
+  } else {
+    summary["speedup"] = 1.0;
+    summary["result"] = "no improvement found";
   }
   log::info("  report: {}", files.html.string());
   if (!files.best_source.empty()) log::info("  best kernel: {}  diff: {}", files.best_source.string(), files.diff.string());

@@ -104,13 +104,13 @@ void WorkerProcess::ensure_started() {
   if (read_line(line, limits_.startup_timeout_s) != ReadOutcome::Line) {
     const std::string why = death_description();
     kill();
-    throw std::runtime_error("worker " + executable_.string() + " did not start: " + why);
+    throw WorkerUnavailable("worker " + executable_.string() + " did not start: " + why);
   }
   const auto hello = nlohmann::json::parse(line, nullptr, false);
   if (hello.is_discarded() || !hello.value("ok", false)) {
     kill();
-    throw std::runtime_error(hello.is_discarded() ? "worker sent a malformed greeting: " + line
-                                                  : hello.value("error", std::string("worker failed to start")));
+    throw WorkerUnavailable(hello.is_discarded() ? "worker sent a malformed greeting: " + line
+                                                 : hello.value("error", std::string("worker failed to start")));
   }
 }
 
@@ -158,8 +158,8 @@ std::string WorkerProcess::death_description() {
 
 WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout_s) {
   WorkerReply reply;
+  ensure_started();  // WorkerUnavailable propagates: no candidate is to blame
   try {
-    ensure_started();
     write_all(to_worker_, message.dump() + "\n");
   } catch (const std::exception& e) {
     reply.kind = WorkerReply::Kind::Crashed;

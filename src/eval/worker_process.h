@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,12 @@ struct WorkerLimits {
   std::int64_t memory_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA reserves huge address ranges)
   std::int64_t file_size_bytes = std::int64_t{1} << 30;
   bool isolate_network = true;       // own network namespace where the system allows it
+};
+
+// The worker could not be started at all (missing binary, no device, broken driver): a fault of
+// the environment, never of the candidate being evaluated, so it is thrown, not returned.
+struct WorkerUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct WorkerReply {
@@ -36,7 +43,7 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // Starts the worker if it is not running; throws std::runtime_error if it cannot start.
+  // Starts the worker if it is not running; throws WorkerUnavailable if it cannot start.
   void ensure_started();
   WorkerReply request(const nlohmann::json& message, double timeout_s);
   bool running() const { return pid_ > 0; }

@@ -130,6 +130,8 @@ HttpResponse http_post(const HttpRequest& request) {
   if (code != CURLE_OK) {
     response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
     if (state.overflowed) {
+      response.too_large = true;
+      response.body.clear();  // a fragment of an oversized reply is of no use to anyone
       response.transport_error =
           "response larger than " + std::to_string(request.max_response_bytes) + " bytes";
     } else {

@@ -28,6 +28,7 @@ struct HttpResponse {
   std::optional<std::chrono::milliseconds> retry_after;  // from a Retry-After header
   std::string transport_error;  // curl's reason when the transfer failed; empty otherwise
   bool timed_out = false;
+  bool too_large = false;  // cut off at max_response_bytes
 
   bool transport_ok() const { return transport_error.empty(); }
 };

@@ -122,6 +122,7 @@ LlmResponse HttpLlmProvider::complete_unguarded(const LlmRequest& request, LlmEx
                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   http.connect_timeout = config_.options.connect_timeout;
   http.total_timeout = config_.options.request_timeout;
+  http.max_response_bytes = config_.options.max_body_bytes();
   exchange.request_json = http.body;  // the body only: the key is in http.headers
 
   const int max_attempts = std::max(1, config_.options.retry.max_attempts);
@@ -136,6 +137,11 @@ LlmResponse HttpLlmProvider::complete_unguarded(const LlmRequest& request, LlmEx
     response.raw_body = redact(reply.body);
 
     bool retryable = false;
+    if (reply.too_large) {  // asking again would be billed again for the same runaway reply
+      response.error = fmt::format("{}: reply is over the limit of {} bytes; not used", name(),
+                                   config_.options.max_body_bytes());
+      break;
+    }
     if (!reply.transport_ok()) {
       response.error = redact(fmt::format("{} request to {} failed{}: {}", name(), http.url,
                                           reply.timed_out ? " (timed out)" : "",
@@ -143,6 +149,12 @@ LlmResponse HttpLlmProvider::complete_unguarded(const LlmRequest& request, LlmEx
       retryable = true;  // connection refused/reset, DNS hiccups and timeouts are transient
     } else if (is_success(reply.status)) {
       const ParsedCompletion parsed = format_->parse_reply(reply.body);
+      if (parsed.text.size() > config_.options.max_reply_bytes) {
+        response.raw_body = response.raw_body.substr(0, 4096) + "... [cut: reply too large]";
+        response.error = fmt::format("{}: reply of {} bytes is over the limit of {} bytes; not used", name(),
+                                     parsed.text.size(), config_.options.max_reply_bytes);
+        return response;
+      }
       response.text = parsed.text;
       response.finish_reason = parsed.finish_reason;
       response.input_tokens = parsed.input_tokens;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -21,6 +22,11 @@ struct ClientOptions {
   std::chrono::milliseconds request_timeout{300000};
   RetryPolicy retry;
   int max_concurrency = 4;  // simultaneous requests, across all threads using the provider
+  // A reply's text beyond this is refused, not stored or parsed: no kernel needs 256 KiB, and a
+  // hostile or runaway reply must not become a 10 MB report. The HTTP body may be a few times
+  // larger (JSON escaping, metadata) and is cut off at max_body_bytes().
+  std::size_t max_reply_bytes = 256u << 10;
+  std::size_t max_body_bytes() const { return 4 * max_reply_bytes + (64u << 10); }
   BudgetLimits budget;
   std::map<std::string, ModelPrice> prices;  // added to / replacing the built-in price table
 };

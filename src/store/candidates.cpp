@@ -213,6 +213,11 @@ std::int64_t RunStore::count_candidates(const CandidateFilter& filter) const {
 }
 
 std::optional<CandidateRecord> RunStore::best_candidate() const {
+  // Once the final verification has spoken, its choice is the best: a candidate that failed it
+  // is incorrect, and one that was not measurably faster leaves the original as the best.
+  if (const auto verified = get_setting(kVerifiedBestSetting); verified && verified->is_number_integer())
+    if (auto chosen = get_candidate(verified->get<std::int64_t>()); chosen && chosen->status == CandidateStatus::Correct)
+      return chosen;
   CandidateFilter filter;
   filter.statuses = {CandidateStatus::Correct};
   filter.fastest_first = true;

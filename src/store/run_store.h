@@ -20,6 +20,10 @@
 
 namespace kforge {
 
+// Run setting holding the id of the best candidate as chosen by the final verification.
+inline constexpr const char* kVerifiedBestSetting = "verified_best_id";
+
+
 class RunStore {
  public:
   static constexpr const char* kDatabaseName = "run.db";
@@ -75,7 +79,9 @@ class RunStore {
   std::optional<CandidateRecord> get_candidate(std::int64_t id) const;
   std::vector<CandidateRecord> list_candidates(const CandidateFilter& filter = {}) const;
   std::int64_t count_candidates(const CandidateFilter& filter = {}) const;
-  // Lowest median_ms among correct candidates (ties: lowest id).
+  // The candidate the final verification chose (setting kVerifiedBestSetting; it may be the
+  // baseline when nothing was verifiably faster); before that, the lowest median_ms among
+  // correct candidates (ties: lowest id).
   std::optional<CandidateRecord> best_candidate() const;
   // Earliest candidate with this hash.
   std::optional<CandidateRecord> find_by_source_hash(const std::string& source_hash) const;

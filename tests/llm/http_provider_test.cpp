@@ -346,3 +346,38 @@ TEST(Concurrency, LimitIsRespectedAcrossThreads) {
 
 }  // namespace
 }  // namespace kforge::llm
+
+namespace kforge::llm {
+namespace {
+
+// A reply far beyond any kernel (10 MB of text) is refused with one line, and what is recorded
+// of it stays small: it must not become a 10 MB candidate, exchange log or report.
+TEST(OpenAiProvider, AnOversizedReplyIsRefusedAndNotStored) {
+  const std::string huge(10u << 20, 'x');
+  FakeLlmServer server({ScriptedReply{200, openai_reply(huge, 10, 10), {}, {}}});
+  auto sink = std::make_shared<MemoryExchangeSink>();
+  auto provider = make_openai_provider(test_config(server.url() + "/v1", "gpt-4o"), sink);
+
+  const LlmResponse response = provider->complete(mutate_request());
+
+  EXPECT_FALSE(response.ok());
+  EXPECT_TRUE(response.text.empty());
+  EXPECT_NE(response.error.find("over the limit"), std::string::npos) << response.error.substr(0, 200);
+  EXPECT_EQ(response.error.find('\n'), std::string::npos);
+  ASSERT_EQ(sink->exchanges().size(), 1u);
+  EXPECT_LT(sink->exchanges()[0].response_body.size() + sink->exchanges()[0].text.size(), 1u << 20);
+}
+
+// Just under the limit is still a normal reply.
+TEST(OpenAiProvider, AReplyUnderTheLimitIsUsed) {
+  ProviderConfig config;
+  const std::string big(config.options.max_reply_bytes - 1, 'y');
+  FakeLlmServer server({ScriptedReply{200, openai_reply(big, 10, 10), {}, {}}});
+  auto provider = make_openai_provider(test_config(server.url() + "/v1", "gpt-4o"), nullptr);
+  const LlmResponse response = provider->complete(mutate_request());
+  ASSERT_TRUE(response.ok()) << response.error.substr(0, 200);
+  EXPECT_EQ(response.text.size(), big.size());
+}
+
+}  // namespace
+}  // namespace kforge::llm
