@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "eval/candidate_evaluator.h"
 #include "eval/result.h"
 #include "eval/timing.h"
 #include "eval/worker_process.h"
@@ -34,20 +35,20 @@ struct DeviceSummary {
   double copy_gbps = 0;       // measured device-to-device copy bandwidth
 };
 
-class Evaluator {
+class Evaluator : public CandidateEvaluator {
  public:
   Evaluator(Task task, EvalOptions options);
-  ~Evaluator();
+  ~Evaluator() override;
 
-  const Task& task() const { return task_; }
+  const Task& task() const override { return task_; }
   Backend& backend() { return *backend_; }
   const EvalOptions& options() const { return options_; }
 
-  KernelVariant baseline_variant() const;    // the original source with default params
+  KernelVariant baseline_variant() const override;  // the original source with default params
   KernelVariant reference_variant() const;   // [reference], else the baseline
 
   CompileResult compile(const KernelVariant& variant);
-  std::vector<CompileResult> compile_all(const std::vector<KernelVariant>& variants);
+  std::vector<CompileResult> compile_all(const std::vector<KernelVariant>& variants) override;
 
   // Correctness on every problem size with fresh random inputs. Returns status Correct,
   // Incorrect, RuntimeError, Timeout or CompileError, with checks and a one-line message.
@@ -59,7 +60,7 @@ class Evaluator {
       const std::string& size_name = "");
   // compile + check + time against the baseline in the same session.
   EvalResult evaluate(const KernelVariant& candidate);
-  EvalResult evaluate_compiled(const KernelVariant& candidate, const CompileResult& compiled);
+  EvalResult evaluate_compiled(const KernelVariant& candidate, const CompileResult& compiled) override;
 
   DeviceSummary device();
   // Throughput figures of a timing on the timing size.

@@ -97,4 +97,20 @@ nlohmann::json metrics_json(const EvalResult& result) {
   return json;
 }
 
+EvalResult eval_result_from_metrics(const nlohmann::json& metrics) {
+  EvalResult result;
+  result.status = parse_eval_status(metrics.value("status", "")).value_or(EvalStatus::RuntimeError);
+  result.message = metrics.value("message", "");
+  result.speedup = metrics.value("speedup", 0.0);
+  result.gbps = metrics.value("gbps", 0.0);
+  result.gflops = metrics.value("gflops", 0.0);
+  result.max_abs_err = metrics.value("max_abs_err", 0.0);
+  result.max_rel_err = metrics.value("max_rel_err", 0.0);
+  if (metrics.contains("timing")) result.timing = timing_from_json(metrics.at("timing"));
+  if (metrics.contains("baseline_timing")) result.baseline_timing = timing_from_json(metrics.at("baseline_timing"));
+  if (metrics.contains("checks"))
+    for (const auto& check : metrics.at("checks")) result.checks.push_back(size_check_from_json(check));
+  return result;
+}
+
 }  // namespace kforge

@@ -65,5 +65,7 @@ nlohmann::json to_json(const SizeCheck& check);
 SizeCheck size_check_from_json(const nlohmann::json& json);
 nlohmann::json compile_stats_json(const CompileResult& compiled);
 nlohmann::json metrics_json(const EvalResult& result);
+// The inverse of metrics_json (compile details aside): a recorded result read back.
+EvalResult eval_result_from_metrics(const nlohmann::json& metrics);
 
 }  // namespace kforge

@@ -74,7 +74,7 @@ Individual individual_from_record(const CandidateRecord& record) {
   return individual;
 }
 
-Evolution::Evolution(Evaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
+Evolution::Evolution(CandidateEvaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
                      EvolutionSettings settings)
     : evaluator_(evaluator),
       store_(store),

@@ -40,7 +40,7 @@ struct EvolutionOutcome {
 
 class Evolution {
  public:
-  Evolution(Evaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
+  Evolution(CandidateEvaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
             EvolutionSettings settings);
 
   // Evaluates the baseline (or takes it from the store when resuming), then evolves.
@@ -63,7 +63,7 @@ class Evolution {
   std::optional<Individual> best() const;
   void credit(const Individual& child);
 
-  Evaluator& evaluator_;
+  CandidateEvaluator& evaluator_;
   RunStore& store_;
   std::vector<std::unique_ptr<Operator>> operators_;
   OperatorScheduler scheduler_;
