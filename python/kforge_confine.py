@@ -8,9 +8,11 @@ The judge (kforge_session.py) starts every runner as a fresh interpreter with:
   killed by `kill_descendants` when the runner is stopped;
 and the runner, before it imports torch or any candidate, restricts itself with Landlock
 (`restrict_self`): files may be written only beneath its own folder and its shared-memory folder
-(device nodes may be opened for writing), TCP is blocked, and the Landlock domain keeps it from
-ptrace-reading processes outside it, which covers /proc/<pid>/environ, /proc/<pid>/mem and
-/proc/<pid>/cwd of the judge and of kforge, and from signalling them.
+(device nodes may be opened for writing), TCP is blocked, and processes outside it cannot be
+ptraced, signalled or have their /proc/<pid>/mem or cwd read. Before that the runner enters
+new PID and mount namespaces (`enter_namespaces`) with a /proc of its own: it sees no process
+outside (Landlock alone still lets /proc/<pid>/environ be read on Linux 6.18), and when it dies
+the kernel kills everything a candidate started.
 
 This holds on its own; the worker-wide sandbox (src/eval/worker_process.cpp: read-only view,
 PID namespace, environment scrub) adds to it. `report()` says which parts are active here.
@@ -105,6 +107,65 @@ def kill_descendants(keep=()):
 
 
 # ----------------------------------------------------------------------------------------------
+# Namespaces: the runner as init of its own PID namespace, with its own /proc.
+
+_CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWUSER = 0x00020000, 0x20000000, 0x10000000
+_MS_REC, _MS_PRIVATE = 1 << 14, 1 << 18
+_PR_SET_PDEATHSIG = 1
+
+
+def _unshare():
+    """New mount and PID namespaces (with a user namespace mapping our own ids when we lack the
+    privilege for them alone). Returns "" or why not."""
+    if _libc.unshare(_CLONE_NEWNS | _CLONE_NEWPID) == 0:
+        return ""
+    uid, gid = os.getuid(), os.getgid()
+    if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWPID) != 0:
+        return os.strerror(ctypes.get_errno())
+    try:
+        for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"{uid} {uid} 1"),
+                           ("/proc/self/gid_map", f"{gid} {gid} 1")):
+            with open(path, "w") as f:
+                f.write(text)
+    except OSError as e:
+        return f"user namespace id map: {e.strerror}"
+    return ""
+
+
+def enter_namespaces():
+    """Makes the calling process a stub that waits, and returns in its child: PID 1 of a new PID
+    namespace with a /proc of its own. When that child dies, the kernel kills every process a
+    candidate started (daemons included), and /proc shows no process outside the namespace (no
+    /proc/<kforge>/environ). Returns (True, "") in the child, or (False, reason) unchanged."""
+    why = _unshare()
+    if why:
+        return False, f"no PID namespace ({why})"
+    child = os.fork()
+    if child:
+        signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+        _, status = os.waitpid(child, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # dies with the stub
+    if _libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0 or \
+            _libc.mount(b"proc", b"/proc", b"proc", 0, None) != 0:
+        return True, f"PID namespace, but /proc not remounted ({os.strerror(ctypes.get_errno())})"
+    return True, ""
+
+
+def namespaces_available():
+    """Whether enter_namespaces() can hide /proc here (tried in a throwaway child)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            inside, why = enter_namespaces()
+            os._exit(0 if inside and not why else 1)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+# ----------------------------------------------------------------------------------------------
 # Landlock, through its three system calls (x86_64 and aarch64 share the numbers).
 
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
@@ -170,13 +231,19 @@ def restrict_self(writable):
 def report():
     """What confines a runner on this machine, for `kforge_worker.py --isolation` and `info`."""
     abi, why = landlock_abi()
+    namespaces = namespaces_available()
+    reasons = []
+    if abi < 1:
+        reasons.append(f"Landlock unavailable ({why}): a runner can write files outside its folder")
+    if not namespaces:
+        reasons.append("no PID/mount namespace: a runner sees /proc of kforge (its environ included)")
     return {
         "runner_process": True,          # candidates never run in the judge's process
         "environment_scrubbed": True,    # runner_environment's allowlist
-        "descendants_killed": True,      # child subreaper + kill_descendants
+        "descendants_killed": True,      # PID namespace, else child subreaper + kill_descendants
         "landlock_abi": abi,
         "filesystem_confined": abi >= 1,
-        "proc_of_others_hidden": abi >= 1,  # Landlock's ptrace scoping
-        "reason": why and f"Landlock unavailable ({why}): a runner can write files outside its folder "
-                          f"and read /proc of kforge",
+        "pid_namespace": namespaces,
+        "proc_of_others_hidden": namespaces,
+        "reason": "; ".join(reasons),
     }

@@ -31,27 +31,11 @@ import ctypes  # noqa: E402
 import signal  # noqa: E402
 import time  # noqa: E402
 
-from kforge_confine import restrict_self  # noqa: E402
+from kforge_confine import enter_namespaces, restrict_self  # noqa: E402
 
 # The timer is taken before any candidate is imported: patching time.perf_counter later changes
 # nothing here (the guard still reports it).
 _clock = time.perf_counter
-
-
-def _pid_namespace():
-    """Where the kernel allows it, the runner becomes PID 1 of a new PID namespace: when it dies,
-    the kernel kills every process a candidate started, daemons included. The stub left outside
-    only waits and forwards the exit status. Returns a note for the log."""
-    try:
-        os.unshare(os.CLONE_NEWPID)
-    except (AttributeError, OSError) as e:
-        return f"no PID namespace ({e})"
-    child = os.fork()
-    if child:
-        _, status = os.waitpid(child, 0)
-        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: dies with the stub
-    return "PID namespace"
 
 
 def main():
@@ -61,7 +45,8 @@ def main():
     parser.add_argument("--device", type=int, default=0)
     options = parser.parse_args()
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: dies with the judge
-    namespace = _pid_namespace() if hasattr(os, "unshare") else "no PID namespace (Python < 3.12)"
+    inside, namespace = enter_namespaces()
+    namespace = namespace or "PID namespace"
     abi, why = restrict_self([options.folder, options.shared])
     os.chdir(options.folder)
 
