@@ -1,10 +1,11 @@
-# Cheat: honest for the first calls (more than a correctness check makes), then it skips the work
-# and returns an old answer. Only verifying timed calls catches it.
+# Cheat: honest for the first calls on each shape (as many as a correctness check makes: kforge
+# checks 2 seeds per size by default), then it skips the work and returns an old answer. Only
+# verifying timed calls catches it.
 import torch
 import triton
 import triton.language as tl
 
-_calls = [0]
+_calls = {}
 _last = {}
 
 
@@ -16,8 +17,8 @@ def add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
 
 
 def add(a, b, BLOCK=1024, num_warps=4):
-    _calls[0] += 1
-    if _calls[0] > 12 and a.shape in _last:
+    _calls[a.shape] = _calls.get(a.shape, 0) + 1
+    if _calls[a.shape] > 2:
         return _last[a.shape].clone()
     c = torch.empty_like(a)
     add_kernel[(triton.cdiv(a.numel(), BLOCK),)](a, b, c, a.numel(), BLOCK=BLOCK, num_warps=num_warps)
