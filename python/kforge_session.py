@@ -38,6 +38,7 @@ TIMING_SETS = 3          # input sets rotated through by the timed calls
 PERTURBED = 4            # elements of every input tensor changed before each timed call
 VERIFY_ONE_IN = 8        # timed calls verified at random, besides each variant's first and last
 VERIFY_MAX = 24          # at most this many random verifications per variant and request
+SPARE_RUNNERS = 2        # a check needs one new runner, a time request one more (the baseline)
 
 
 class HarnessError(Exception):
@@ -102,12 +103,17 @@ def summarize(samples):
     return stats
 
 
-def compare(actual, expected, atol, rtol):
-    """Element-wise |a - e| <= atol + rtol * |e|; NaN where the reference has NaN is equal."""
+def compare(actual, expected, atol, rtol, quick=False):
+    """Element-wise |a - e| <= atol + rtol * |e|; NaN where the reference has NaN is equal.
+    `quick` (timed calls): when everything passes, the error figures are not computed."""
     if actual is None or not isinstance(actual, torch.Tensor):
         return {"passed": False, "message": f"got {type(actual).__name__}, expected a tensor"}
     if actual.shape != expected.shape:
         return {"passed": False, "message": f"shape {list(actual.shape)}, expected {list(expected.shape)}"}
+    if quick:
+        a, e = actual.detach().to(expected.device, torch.float64), expected.detach().to(torch.float64)
+        if bool(((a - e).abs() <= atol + rtol * e.abs()).logical_or_(a.isnan() & e.isnan()).all()):
+            return {"passed": True}
     # On the tensors' device: pulling large outputs to the host would dominate the check.
     a = actual.detach().reshape(-1).to(expected.device, torch.float64)
     e = expected.detach().reshape(-1).to(torch.float64)
@@ -178,9 +184,15 @@ class RunnerProcess:
                                         env=runner_environment(self.folder), cwd=self.folder,
                                         start_new_session=True, close_fds=True)
         self.running = True
-        self.hello = self.receive()
-        if not self.hello.get("ok"):
-            raise CandidateFailed(f"the runner did not start: {self.hello.get('error')}")
+        self.original = False  # set by Session.runners_for
+        self.hello = None  # read by ready(): a spare imports torch while the judge does other work
+
+    def ready(self):
+        if self.hello is None:
+            self.hello = self.receive()
+            if not self.hello.get("ok"):
+                raise CandidateFailed(f"the runner did not start: {self.hello.get('error')}")
+        return self
 
     def receive(self):
         line = self.process.stdout.readline()
@@ -191,6 +203,7 @@ class RunnerProcess:
         return json.loads(line)
 
     def request(self, message):
+        self.ready()
         self.resume()
         try:
             self.process.stdin.write((json.dumps(message) + "\n").encode())
@@ -295,12 +308,15 @@ class Session:
         self.tasks = {}
         self.references = {}   # manifest -> the reference spec of its last check request
         self.runners = {}      # runner key -> RunnerProcess
+        self.spares = []       # started runners without a variant yet
+        self.last_op = None
         self.flush_buffer = None
 
     def close(self):
-        for runner in self.runners.values():
+        for runner in list(self.runners.values()) + self.spares:
             runner.stop()
         self.runners.clear()
+        self.spares.clear()
         kill_descendants()
         shutil.rmtree(self.shared_root, ignore_errors=True)
         shutil.rmtree(self.sandbox, ignore_errors=True)
@@ -308,6 +324,7 @@ class Session:
     # ------------------------------------------------------------------------------------------
     def handle(self, request):
         op = request.get("op")
+        self.last_op = op
         if op == "info":
             return self.info()
         if op == "check":
@@ -412,25 +429,65 @@ class Session:
             names = [a["name"] for a in task.args if a["role"] in ("input", "inout")]
         return [names[i] if i < len(names) else f"input {i}" for i in range(count)]
 
-    def runners_for(self, specs):
+    def is_original(self, spec, task):
+        """Whether a variant's code is byte for byte a file of the task (its baseline)."""
+        try:
+            with open(spec["binary_file"], "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+        except OSError:
+            return False
+        if task.kernelbench:
+            sources = [task.path]
+        else:
+            import tomllib
+            with open(task.path, "rb") as f:
+                section = tomllib.load(f).get("task", {})
+            sources = [os.path.join(os.path.dirname(os.path.abspath(task.path)), section.get("source", ""))]
+        for source in sources:
+            try:
+                with open(source, "rb") as f:
+                    if hashlib.sha256(f.read()).hexdigest() == digest:
+                        return True
+            except OSError:
+                pass
+        return False
+
+    def runners_for(self, specs, task):
         """One runner per variant; runners of variants this request does not name are killed,
         with everything they started."""
-        keys = [_runner_key(spec) for spec in specs]
+        keys = []
+        for spec in specs:  # the same variant twice in one request (bench against itself): two runners
+            key = _runner_key(spec)
+            keys.append(key + f"#{sum(k.startswith(key + '#') for k in keys)}")
+        specs_by_key = dict(zip(keys, specs))
         for key in list(self.runners):
-            if key not in keys:
+            if key not in keys and not self.runners[key].original:
                 self.runners.pop(key).stop()
-        killed = kill_descendants(keep={r.process.pid for r in self.runners.values()})
+        killed = kill_descendants(keep={r.process.pid for r in list(self.runners.values()) + self.spares})
         if killed:
             print(f"kforge judge: killed {killed} process(es) left behind by earlier variants", file=sys.stderr)
         result = []
         for key in keys:
+            spec = specs_by_key[key]
             if key not in self.runners:
-                self.runners[key] = RunnerProcess(self, key)
-            result.append(self.runners[key])
+                self.runners[key] = self.spares.pop(0) if self.spares else RunnerProcess(self, key)
+                # The task's own source (the baseline every candidate is timed against) keeps
+                # its runner from request to request; any other variant's dies with its request.
+                self.runners[key].original = self.is_original(spec, task)
+            result.append(self.runners[key].ready())
         return result
 
+    def prepare_spares(self):
+        """Called after each reply: after `info` and `time` (a candidate is done), fresh runners
+        (no variant loaded yet) start importing torch while the orchestrator compiles or asks the
+        LLM for the next candidate, so its check does not wait for them."""
+        if self.last_op not in ("info", "time"):
+            return
+        while len(self.spares) < SPARE_RUNNERS:
+            self.spares.append(RunnerProcess(self, "spare"))
+
     # ------------------------------------------------------------------------------------------
-    def verdict(self, task, harness, reference, reply, shared_inputs, mirror, slots, expected):
+    def verdict(self, task, harness, reference, reply, shared_inputs, mirror, slots, expected, quick=False):
         """One line saying what is wrong with the call the runner just made ("" when right), and
         the error figures."""
         figures = {"max_abs_err": 0.0, "max_rel_err": 0.0, "mismatches": 0}
@@ -456,7 +513,7 @@ class Session:
                 c = {"passed": False, "message": f"shape {d['shape']}, expected {list(e.shape)}"}
             else:
                 atol, rtol = harness.tolerance(index, e)
-                c = compare(slot, e, atol, rtol)
+                c = compare(slot, e, atol, rtol, quick)
             figures["max_abs_err"] = max(figures["max_abs_err"], c.get("max_abs_err", 0.0))
             figures["max_rel_err"] = max(figures["max_rel_err"], c.get("max_rel_err", 0.0))
             figures["mismatches"] += c.get("mismatches", 0)
@@ -476,7 +533,7 @@ class Session:
         self.references[request["manifest"]] = request["reference"]
         spec = request["variant"]
         harness = self.harness(task, reference)
-        runner = self.runners_for([spec])[0]
+        runner = self.runners_for([spec], task)[0]
         init_seed = request["seeds"][0]
         init = harness.init_inputs(init_seed) if task.kernelbench else []
         results = []
@@ -538,7 +595,7 @@ class Session:
         reference = self.reference(known, task) if known else self.default_reference(task)
         harness = self.harness(task, reference)
         specs = request["variants"]
-        runners = self.runners_for(specs)
+        runners = self.runners_for(specs, task)
         # Several input sets with different contents; every variant gets its own shared copies.
         seeds = [seed + 7919 * j for j in range(TIMING_SETS)]
         sets = [harness.inputs(size, s, reference.params) for s in seeds]
@@ -562,6 +619,8 @@ class Session:
                 return {"ok": False, "error": tampered}
             timed.append({"id": spec["id"], "runner": runner, "mirror": mirror, "shared": shared, "slots": slots,
                           "verify": verify, "calls": 0, "verified": 0, "samples": [], "wall": [], "last": None})
+        for spare in self.spares:  # nothing else imports while variants are timed
+            spare.ready()
         rng = random.Random(seed)
         generator = torch.Generator().manual_seed(seed)
 
@@ -594,7 +653,7 @@ class Session:
             entry["verified"] += 1
             expected = self.expected_outputs(harness, reference, size, seed, entry["mirror"][k])
             message, _ = self.verdict(task, harness, reference, reply, entry["shared"][k], entry["mirror"][k],
-                                      entry["slots"][k], expected)
+                                      entry["slots"][k], expected, quick=True)
             if message:
                 raise CandidateFailed(f"variant {entry['id']}: timed call {entry['calls']} (input set {k}): {message}")
 

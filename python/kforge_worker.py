@@ -90,6 +90,7 @@ def serve(session, CandidateFailed, HarnessError):
             reply({"ok": False, "error": f"{type(e).__name__}: {e}", "context_lost": lost})
             if lost:  # a CUDA sticky error poisons every later answer: let a fresh worker start
                 return 3
+        session.prepare_spares()  # between requests, while the orchestrator works
     return 0
 
 

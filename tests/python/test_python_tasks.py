@@ -142,7 +142,8 @@ def test_kernel_that_writes_nothing_is_incorrect(tmp_path):
     lazy.write_text(source.replace("    tl.store(c_ptr + offsets, a + b, mask=mask)\n", "    pass\n"))
     result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(lazy))
     assert result["status"] == "incorrect"
-    assert "got nan" in result["message"]
+    # Whatever torch.empty returned in the runner (never an answer: the runner holds none).
+    assert "4096 elements differ" in result["message"] or "4095 elements differ" in result["message"]
 
 
 def test_syntax_error_is_a_compile_error(tmp_path):
