@@ -228,14 +228,24 @@ def restrict_self(writable):
     return abi, ""
 
 
-def report():
+def use_namespaces(cuda):
+    """Runners get their own PID namespace only without CUDA: CUDA IPC between the judge and a
+    runner in different PID namespaces is not known to work (not tried on a GPU yet), and on the
+    GPU machine the worker-wide sandbox's namespace hides kforge instead."""
+    return not cuda
+
+
+def report(cuda=False):
     """What confines a runner on this machine, for `kforge_worker.py --isolation` and `info`."""
     abi, why = landlock_abi()
-    namespaces = namespaces_available()
+    namespaces = use_namespaces(cuda) and namespaces_available()
     reasons = []
     if abi < 1:
         reasons.append(f"Landlock unavailable ({why}): a runner can write files outside its folder")
-    if not namespaces:
+    if not use_namespaces(cuda):
+        reasons.append("with CUDA the runner shares the judge's PID namespace (for CUDA IPC): it sees /proc of "
+                       "kforge unless the worker-wide sandbox puts the worker in a namespace of its own")
+    elif not namespaces:
         reasons.append("no PID/mount namespace: a runner sees /proc of kforge (its environ included)")
     return {
         "runner_process": True,          # candidates never run in the judge's process

@@ -27,7 +27,7 @@ import warnings
 
 import torch
 
-from kforge_confine import become_subreaper, kill_descendants, report, runner_environment
+from kforge_confine import become_subreaper, kill_descendants, report, runner_environment, use_namespaces
 from kforge_guard import describe_violations
 from kforge_runners import KernelBenchRunner, LauncherRunner, ManifestRunner, ShapeMismatch, _signature_names
 from kforge_shared import empty_shared, encode_value
@@ -179,7 +179,7 @@ class RunnerProcess:
         self.shared = tempfile.mkdtemp(prefix="runner-", dir=session.shared_root)
         self.keep = []  # shared tensors the judge must keep alive while the runner uses them
         command = [sys.executable, "-I", RUNNER_SCRIPT, "--folder", self.folder, "--shared", self.shared,
-                   "--device", str(session.device_index)]
+                   "--device", str(session.device_index)] + ([] if use_namespaces(session.cuda) else ["--no-namespaces"])
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         env=runner_environment(self.folder), cwd=self.folder,
                                         start_new_session=True, close_fds=True)
@@ -359,7 +359,7 @@ class Session:
             device = {"backend": self.backend, "name": f"cpu ({mode})", "arch": "cpu", "platform": versions,
                       "compute_units": os.cpu_count() or 1, "global_mem_bytes": 0, "l2_bytes": 0,
                       "clock_mhz": 0, "is_gpu": False}
-        return {"ok": True, "device": device, "isolation": report()}
+        return {"ok": True, "device": device, "isolation": report(self.cuda)}
 
     def l2_bytes(self):
         if not self.cuda:

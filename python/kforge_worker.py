@@ -44,8 +44,9 @@ def main():
     parser.add_argument("--isolation", action="store_true")
     options = parser.parse_args()
     if options.isolation:
+        import torch
         from kforge_confine import report
-        reply(report())
+        reply(report(torch.cuda.is_available()))
         return 0
     if not options.backend:
         parser.error("--backend is required")
