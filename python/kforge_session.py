@@ -29,9 +29,9 @@ import torch
 
 from kforge_confine import become_subreaper, kill_descendants, report, runner_environment, use_namespaces
 from kforge_guard import describe_violations
-from kforge_runners import KernelBenchRunner, LauncherRunner, ManifestRunner, ShapeMismatch, _signature_names
+from kforge_runners import KernelBenchRunner, LauncherRunner, ManifestRunner, _signature_names
 from kforge_shared import empty_shared, encode_value
-from kforge_task import TaskError, load_task
+from kforge_task import load_task
 
 RUNNER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kforge_runner.py")
 TIMING_SETS = 3          # input sets rotated through by the timed calls
@@ -469,6 +469,8 @@ class Session:
         result = []
         for key in keys:
             spec = specs_by_key[key]
+            if key in self.runners and self.runners[key].process.poll() is not None:
+                self.runners.pop(key).stop()  # died (crashed, killed): a fresh one
             if key not in self.runners:
                 self.runners[key] = self.spares.pop(0) if self.spares else RunnerProcess(self, key)
                 # The task's own source (the baseline every candidate is timed against) keeps
