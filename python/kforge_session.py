@@ -266,6 +266,11 @@ class RunnerProcess:
                               "params": spec.get("params", {}), "manifest": task.path, "size": size,
                               "seed": int(seed), "init": init_encoded, "sets": encoded_sets,
                               "outs": encoded_outs, "flush": bool(flush)})
+        # Both sides have mapped the files: unlinked now, their memory lives as long as the
+        # mappings, and a judge killed by a timeout leaves nothing behind in /dev/shm.
+        for name in os.listdir(self.shared):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(self.shared, name))
         return reply, shared_sets, shared_outs
 
 
