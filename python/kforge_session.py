@@ -203,6 +203,10 @@ class RunnerProcess:
         return json.loads(line)
 
     def request(self, message):
+        """Sends one request and returns the reply; the runner is stopped (SIGSTOP) as soon as it
+        has answered, so nothing it left running (a thread finishing the work after the timed
+        call, writing into the output slots) runs while the judge reads its outputs or times
+        another variant."""
         self.ready()
         self.resume()
         try:
@@ -210,7 +214,10 @@ class RunnerProcess:
             self.process.stdin.flush()
         except BrokenPipeError:
             pass  # receive() reports how it died
-        return self.receive()
+        try:
+            return self.receive()
+        finally:
+            self.pause()
 
     def signal_group(self, sig):
         try:
@@ -219,7 +226,7 @@ class RunnerProcess:
             pass
 
     def pause(self):
-        if self.running:
+        if self.running and self.process.poll() is None:
             self.signal_group(signal.SIGSTOP)
             self.running = False
 
@@ -639,10 +646,7 @@ class Session:
             entry["calls"] += 1
             _perturb(generator, entry["mirror"][k], entry["shared"][k])
             self.synchronize()
-            for other in timed:
-                if other is not entry:
-                    other["runner"].pause()
-            reply = entry["runner"].request({"op": "run", "set": k})
+            reply = entry["runner"].request({"op": "run", "set": k})  # the others are stopped
             if not reply.get("ok"):
                 raise CandidateFailed(f"variant {entry['id']}: {reply.get('error')}")
             tampered = describe_violations(f"variant {entry['id']}, while timed,", reply.get("tampered"))
@@ -690,9 +694,6 @@ class Session:
                 check_call(entry)
         except CandidateFailed as e:
             return {"ok": False, "error": str(e)}
-        finally:
-            for entry in timed:
-                entry["runner"].resume()
         results = []
         for entry in timed:
             stats = summarize(entry["samples"])
