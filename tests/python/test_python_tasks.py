@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 from kforge_task import TaskError, eval_expr, eval_int, load_manifest  # noqa: E402
 
-KFORGE = os.path.join(os.environ.get("KFORGE_BIN", os.path.join(REPO, "build", "bin")), "kforge")
+KFORGE = os.path.abspath(os.path.join(os.environ.get("KFORGE_BIN", os.path.join(REPO, "build", "bin")), "kforge"))
 TRITON = os.path.join(REPO, "examples", "triton")
 KERNELBENCH = os.path.join(REPO, "examples", "kernelbench")
 
