@@ -7,9 +7,9 @@ guard remembers every callable of those namespaces when the session starts; afte
 is imported and after it runs, anything replaced (or, on classes, newly shadowed) is reported
 and put back, so one cheating candidate cannot corrupt the checks of the next.
 
-This is a tripwire, not a wall: code in the same process can always hide from it. The process
-sandbox (src/eval/worker_process.cpp) protects the machine; this protects the verdicts from the
-common ways of gaming them.
+It runs in the runner process (kforge_runner.py), where the candidate lives; the verdicts do not
+depend on it, since the judge compares in another process and the runner took its timer before
+any candidate was imported. It stays as a tripwire that names what a candidate tried.
 """
 
 import math
@@ -37,7 +37,7 @@ def _namespaces():
         ("time", time, False),
         ("math", math, False),
     ]
-    for name in ("kforge_session", "kforge_runners", "kforge_task", "kforge_guard"):
+    for name in ("kforge_runner", "kforge_runners", "kforge_task", "kforge_guard", "kforge_shared"):
         if name in sys.modules:
             spaces.append((name, sys.modules[name], False))
     return spaces
@@ -74,8 +74,11 @@ class IntegrityGuard:
 
     def message(self, who):
         """A one-line verdict for `who` ("the candidate"), or "" when nothing was touched."""
-        changed = self.violations()
-        if not changed:
-            return ""
-        shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
-        return f"{who} replaced {shown} (patching torch, the timer or the checker is not allowed)"
+        return describe_violations(who, self.violations())
+
+
+def describe_violations(who, changed):
+    if not changed:
+        return ""
+    shown = ", ".join(changed[:4]) + (f" and {len(changed) - 4} more" if len(changed) > 4 else "")
+    return f"{who} replaced {shown} (patching torch, the timer or the checker is not allowed)"

@@ -265,17 +265,82 @@ def _accepts(fn, keyword):
     return any(p.name == keyword or p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
+def launcher_function(task, module, entry, params):
+    """What the runner calls for a launcher task: the launcher with every tunable as a keyword,
+    or (for a [reference]-style entry) the function with the inputs alone."""
+    is_launcher = entry == task.kernel
+    fn = _entry(module, task.launcher if is_launcher else entry)
+    kwargs = {k: int(v) for k, v in params.items()} if is_launcher else {}
+    if is_launcher:
+        unknown = [k for k in kwargs if not _accepts(fn, k)]
+        if unknown:
+            raise TaskError(f"launcher '{task.launcher}' takes no keyword {', '.join(unknown)}; "
+                            "add the tunables to its parameters")
+    return fn, kwargs
+
+
+class ArgsLauncher:
+    """The runner's side of a manifest-launched kernel on one input set: read-only inputs are the
+    shared tensors themselves; in/out and output arguments are the runner's own buffers, refilled
+    (in/out) or poisoned (outputs) by `prepare`, outside the timed region, before every call."""
+
+    def __init__(self, task, module, entry, params, size, values, device):
+        env = task.bindings(size, params)
+        self.args, self.refills, self.outs = [], [], []
+        loaded = iter(values)
+        for arg in task.args:
+            if arg["role"] == "scalar":
+                value = eval_expr(arg["value"], env)
+                self.args.append(float(value) if arg["dtype"] in ("f32", "f64") else int(value))
+                continue
+            shape = _shape(arg, env)
+            given = next(loaded) if arg["role"] in ("input", "inout") else None
+            if given is not None and list(given.shape) != shape:
+                raise ShapeMismatch(arg["name"])
+            if arg["role"] == "input":
+                self.args.append(given)
+                continue
+            own = torch.empty(shape, dtype=getattr(torch, DTYPES[arg["dtype"]]), device=device)
+            self.args.append(own)
+            self.outs.append(own)
+            if given is not None:
+                self.refills.append((own, given))
+        fn = _entry(module, entry)
+        outs = self.outs
+        if is_launchable(fn):
+            grid = tuple(max(1, eval_int(g, env)) for g in task.grid)
+            names = set(_signature_names(fn))
+            kwargs = {k: int(v) for k, v in params.items() if k in names or k in ManifestRunner.LAUNCH_OPTIONS}
+            self.launch = lambda: fn[grid](*self.args, **kwargs)
+        else:
+            def launch():
+                returned = fn(*self.args)
+                if returned is not None:
+                    for out, value in zip(outs, _as_list(returned)):
+                        out.copy_(value.reshape(out.shape))
+            self.launch = launch
+
+    def prepare(self):
+        for out in self.outs:
+            poison(out)
+        for own, given in self.refills:
+            own.copy_(given)
+
+    def outputs(self):
+        return self.outs
+
+
 class LauncherRunner:
     """The input builder comes from the task's own files (never from a candidate, which cannot
     change what it is given); it is called with the size's variables as keywords (and `device`
     when it takes one) after seeding torch with the seed. The launcher is called with the inputs
     and every tunable as a keyword; a [reference] function is called with the inputs alone."""
 
-    def __init__(self, task, device, sandbox):
+    def __init__(self, task, device, load_trusted):
         self.task = task
         self.device = device
         file, function = task.inputs
-        self.builder = _entry(load_module(file, sandbox), function)
+        self.builder = _entry(load_trusted(file), function)
 
     def inputs(self, size, seed, params):
         del params  # inputs depend on the size only
@@ -337,6 +402,14 @@ def dtype_name(tensor):
 # ----------------------------------------------------------------------------------------------
 # KernelBench problems.
 
+def model_class(module):
+    if hasattr(module, "ModelNew"):
+        return module.ModelNew
+    if hasattr(module, "Model"):
+        return module.Model
+    raise TaskError("the candidate defines neither ModelNew nor Model")
+
+
 class KernelBenchRunner:
     """Model(*get_init_inputs())(*get_inputs()) from the problem file is the reference; a
     candidate module's ModelNew (its Model when it has none: the baseline) is compared on the
@@ -351,11 +424,11 @@ class KernelBenchRunner:
                 raise TaskError(f"{task.path}: a KernelBench problem defines {name}")
 
     def model_class(self, module):
-        if hasattr(module, "ModelNew"):
-            return module.ModelNew
-        if hasattr(module, "Model"):
-            return module.Model
-        raise TaskError("the candidate defines neither ModelNew nor Model")
+        return model_class(module)
+
+    def init_inputs(self, seed):
+        torch.manual_seed(int(seed))
+        return list(self.problem.get_init_inputs())
 
     def inputs(self, size, seed, params):
         del size, params  # one implicit size

@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 from kforge_task import TaskError, eval_expr, eval_int, load_manifest  # noqa: E402
 
-KFORGE = os.path.join(os.environ.get("KFORGE_BIN", os.path.join(REPO, "build", "bin")), "kforge")
+KFORGE = os.path.abspath(os.path.join(os.environ.get("KFORGE_BIN", os.path.join(REPO, "build", "bin")), "kforge"))
 TRITON = os.path.join(REPO, "examples", "triton")
 KERNELBENCH = os.path.join(REPO, "examples", "kernelbench")
 
@@ -27,6 +27,18 @@ def kforge(*args, timeout=600):
     env.setdefault("KFORGE_CACHE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "kforge-pytest-cache"))
     done = subprocess.run([KFORGE, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
     return done
+
+
+def kforge_env(extra_env, *args, cwd=REPO, timeout=600):
+    env = dict(os.environ, KFORGE_PYTHON=sys.executable, **extra_env)
+    env.setdefault("KFORGE_CACHE_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "kforge-pytest-cache"))
+    return subprocess.run([KFORGE, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd)
+
+
+def bench_env(extra_env, task, *extra, cwd=REPO):
+    done = kforge_env(extra_env, "bench", task, "--json", "--max-seconds", "0.2", *extra, cwd=cwd)
+    assert done.stdout.strip(), done.stderr
+    return json.loads(done.stdout)[0]
 
 
 def bench(task, *extra):
@@ -130,7 +142,8 @@ def test_kernel_that_writes_nothing_is_incorrect(tmp_path):
     lazy.write_text(source.replace("    tl.store(c_ptr + offsets, a + b, mask=mask)\n", "    pass\n"))
     result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(lazy))
     assert result["status"] == "incorrect"
-    assert "got nan" in result["message"]
+    # Whatever torch.empty returned in the runner (never an answer: the runner holds none).
+    assert "4096 elements differ" in result["message"] or "4095 elements differ" in result["message"]
 
 
 def test_syntax_error_is_a_compile_error(tmp_path):
@@ -206,20 +219,106 @@ def test_candidate_that_edits_its_input_is_rejected(tmp_path):
 CHEATS = os.path.join(REPO, "tests", "kernels", "cheats_python")
 
 
+# The KernelBench cheats are candidates of a small copy of examples/kernelbench/bias_gelu.py.
+SMALL_PROBLEM = os.path.join(CHEATS, "small_bias_gelu.py")
+
+
 @pytest.mark.parametrize("cheat, task, caught_by", [
     ("cached_output", "triton", "results reused across calls"),
-    ("stale_reference", "triton", "got nan"),
+    ("stale_reference", "triton", "elements differ"),
     ("edits_input", "triton", "input 'a' was modified"),
     ("patched_timer", "triton", "replaced torch.cuda.Event.elapsed_time, time.perf_counter"),
     ("patched_reference", "kernelbench", "replaced torch.nn.functional.gelu"),
     ("memoized_model", "kernelbench", "results reused across calls"),
+    # The judge/runner split: the runner holds no reference output, no state that differs
+    # between checks and timed calls, and its timed calls are verified on perturbed inputs.
+    ("stack_walk", "kernelbench", "elements differ"),
+    ("phase_state", "kernelbench", "elements differ"),
+    ("patched_model", "kernelbench", "elements differ; first at [0]: got 0,"),
+    ("memo_data_ptr", "kernelbench", "timed call"),
+    ("call_count", "triton", "timed call"),
 ])
 def test_planted_python_cheat_is_caught(cheat, task, caught_by):
-    manifest = (os.path.join(TRITON, "vector_add", "interpret.kforge.toml") if task == "triton"
-                else os.path.join(KERNELBENCH, "bias_gelu.py"))
+    manifest = os.path.join(TRITON, "vector_add", "interpret.kforge.toml") if task == "triton" else SMALL_PROBLEM
     result = bench(manifest, "--source", os.path.join(CHEATS, cheat + ".py"))
-    assert result["status"] == "incorrect", result
+    assert result["status"] != "correct", result
     assert caught_by in result["message"], result["message"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Containment: nothing a candidate does reaches kforge, the harness or outlives its runner. Each
+# test skips only when the worker's own report says the isolation it needs is absent here.
+
+def isolation():
+    done = subprocess.run([sys.executable, os.path.join(REPO, "python", "kforge_worker.py"), "--isolation"],
+                          capture_output=True, text=True, timeout=120)
+    return json.loads(done.stdout)
+
+
+def require(feature):
+    report = isolation()
+    if not report.get(feature):
+        pytest.skip(f"the worker reports no {feature}: {report.get('reason')}")
+
+
+def test_worker_reports_its_isolation():
+    report = isolation()
+    assert report["runner_process"] and report["environment_scrubbed"] and report["descendants_killed"], report
+    assert ("filesystem_confined" in report) and ("proc_of_others_hidden" in report), report
+
+
+def test_candidate_cannot_edit_the_harness(tmp_path):
+    """edits_harness.py appends an always-pass compare to the worker's files, then crashes."""
+    require("filesystem_confined")
+    import hashlib
+    import shutil
+    copy = tmp_path / "python"
+    shutil.copytree(os.path.join(REPO, "python"), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in copy.glob("*.py")}
+    env = {"KFORGE_PYTHON_DIR": str(copy)}
+    crashed = bench_env(env, SMALL_PROBLEM, "--source", os.path.join(CHEATS, "edits_harness.py"))
+    assert crashed["status"] != "correct", crashed
+    after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in copy.glob("*.py")}
+    assert after == before, "a candidate changed the worker's files"
+    wrong = bench_env(env, SMALL_PROBLEM, "--source", os.path.join(CHEATS, "phase_state.py"))
+    assert wrong["status"] == "incorrect", wrong
+
+
+def test_candidate_cannot_write_into_kforge_folder(tmp_path):
+    require("filesystem_confined")
+    result = bench_env({}, SMALL_PROBLEM, "--source", os.path.join(CHEATS, "writes_workdir.py"), cwd=tmp_path)
+    assert result["status"] == "correct", result
+    assert not (tmp_path / "kforge_planted_file").exists(), "a candidate wrote into kforge's working folder"
+    assert not os.path.exists(os.path.join(REPO, "kforge_planted_file"))
+
+
+def test_candidate_finds_no_secret():
+    """reads_secret.py answers wrongly when it finds the planted key in its environment or in
+    /proc/<pid>/environ of any ancestor."""
+    require("proc_of_others_hidden")
+    secret = "sk-kforge-planted-0123456789"
+    done = kforge_env({"OPENAI_API_KEY": secret, "KFORGE_PLANTED_TOKEN": secret}, "bench", SMALL_PROBLEM, "--json",
+                      "--max-seconds", "0.2", "--source", os.path.join(CHEATS, "reads_secret.py"))
+    result = json.loads(done.stdout)[0]
+    assert result["status"] == "correct", result
+    assert secret not in done.stdout + done.stderr
+
+
+def test_candidate_leaves_no_process():
+    """leaves_daemon.py starts a setsid'd daemon on import; none may be running after kforge."""
+    result = bench(SMALL_PROBLEM, "--source", os.path.join(CHEATS, "leaves_daemon.py"))
+    assert result["status"] == "correct", result
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"kforge-planted-daemon" in f.read():
+                    left.append(int(pid))
+        except OSError:
+            pass
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left, f"processes left running: {left}"
 
 
 def test_guard_restores_what_a_candidate_patched():
