@@ -259,30 +259,55 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
   }
   double max_abs = 0, max_rel = 0;
   std::int64_t mismatches = 0;
-  std::string message;
-  for (std::size_t i = 0; i < t.args.size(); ++i) {
-    const ArgSpec& arg = t.args[i];
-    if (arg.role == ArgRole::Scalar) continue;
-    if (arg.role == ArgRole::Input) {
-      if (checksum(actual[i]) != checksum(cand_inputs[i]) && message.empty())
-        message = "input '" + arg.name + "' was modified by the kernel";
-      continue;
+  // The first mismatch of `outputs` against the reference, in words ("" when they all match).
+  auto first_mismatch = [&](const std::vector<HostBuffer>& outputs, bool record) {
+    std::string text;
+    for (std::size_t i = 0; i < t.args.size(); ++i) {
+      const ArgSpec& arg = t.args[i];
+      if (arg.role == ArgRole::Scalar) continue;
+      if (arg.role == ArgRole::Input) {
+        if (checksum(outputs[i]) != checksum(cand_inputs[i]) && text.empty())
+          text = "input '" + arg.name + "' was modified by the kernel";
+        continue;
+      }
+      OutputTolerance base{tolerance_for(t, arg.dtype).atol, tolerance_for(t, arg.dtype).rtol, 0, 1};
+      if (tolerances.contains(arg.name)) base = output_tolerance_from_json(tolerances.at(arg.name));
+      else base.fan_in = fan_in(t, ref_bindings, i);
+      const Comparison comparison =
+          compare(outputs[i], expected[i], tolerance_for_draw(base, arg.dtype, manifest_draw, expected[i], input_mean_abs));
+      if (record) {
+        max_abs = std::max(max_abs, comparison.max_abs_err);
+        max_rel = std::max(max_rel, comparison.max_rel_err);
+        mismatches += comparison.mismatches;
+      }
+      if (!comparison.passed && text.empty()) text = first_mismatch_text(arg.name, comparison);
     }
-    OutputTolerance base{tolerance_for(t, arg.dtype).atol, tolerance_for(t, arg.dtype).rtol, 0, 1};
-    if (tolerances.contains(arg.name)) base = output_tolerance_from_json(tolerances.at(arg.name));
-    else base.fan_in = fan_in(t, ref_bindings, i);
-    const Comparison comparison =
-        compare(actual[i], expected[i], tolerance_for_draw(base, arg.dtype, manifest_draw, expected[i], input_mean_abs));
-    max_abs = std::max(max_abs, comparison.max_abs_err);
-    max_rel = std::max(max_rel, comparison.max_rel_err);
-    mismatches += comparison.mismatches;
-    if (!comparison.passed && message.empty()) {
-      message = first_mismatch_text(arg.name, comparison);
-      if (!manifest_draw) message += " (inputs drawn from " + plan.describe(t.args) + ")";
-      if (reused)
-        message += " (on a second call with new inputs and the first call's outputs left in place: "
-                   "results reused across calls?)";
-    }
+    return text;
+  };
+  std::string message = first_mismatch(actual, true);
+  if (!message.empty() && reused && !manifest_draw) {
+    // Reused buffers and a new draw: which one did it? The same inputs on fresh buffers tell.
+    ArgBinding fresh = bind_args(*device_, t, cand_bindings, cand_inputs);
+    device_->launch(candidate.kernel, fresh.args, launch_dims(t, cand_bindings));
+    device_->synchronize();
+    const std::vector<HostBuffer> fresh_actual = download_args(*device_, t, fresh, cand_inputs, true);
+    release_args(*device_, fresh);
+    // Right on fresh buffers, or nothing written there either (a launch counter): reuse.
+    bool wrote_nothing = true;
+    for (std::size_t i = 0; i < t.args.size(); ++i)
+      if ((t.args[i].role == ArgRole::Output || t.args[i].role == ArgRole::InOut) &&
+          checksum(fresh_actual[i]) != checksum(cand_inputs[i]))
+        wrote_nothing = false;
+    if (wrote_nothing || first_mismatch(fresh_actual, false).empty())
+      message += " (on a second call with new inputs and the first call's outputs left in place: "
+                 "results reused across calls?)";
+    else
+      message += " (inputs drawn from " + plan.describe(t.args) + ")";
+  } else if (!message.empty() && !manifest_draw) {
+    message += " (inputs drawn from " + plan.describe(t.args) + ")";
+  } else if (!message.empty() && reused) {
+    message += " (on a second call with new inputs and the first call's outputs left in place: "
+               "results reused across calls?)";
   }
   if (message.empty() && !note.empty()) message = note;  // a passing check says what it skipped
   result["max_abs_err"] = max_abs;

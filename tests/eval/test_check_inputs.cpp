@@ -4,10 +4,13 @@
 // where a GPU is). Each planted test also shows that without the defence the kernel passes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -138,7 +141,7 @@ Task sum_task(std::int64_t n, double atol, double rtol) {
   return task;
 }
 
-TEST(Calibration, TightensATolerenceThatAConstantWouldPass) {
+TEST(Calibration, TightensAToleranceThatAConstantWouldPass) {
   const std::int64_t n = 1 << 22;  // the spread of the true sums: sqrt(n / 12) = 591
   const Task task = sum_task(n, 1e-3, 5e-4);  // allows ±1049
   std::vector<std::vector<HostBuffer>> draws;
@@ -169,14 +172,15 @@ TEST(Calibration, KeepsToleranceThatTellsAnswersApartAndSkipsInputIndependentOut
 }
 
 TEST(Calibration, SaysSoWhenHonestRoundingIsAsWideAsTheData) {
-  // Sums of 2^22 values in [1000, 1000.001]: the spread (~1.2) is far below f32 rounding.
+  // Sums of 2^22 values in [1000, 1001): the spread of the sums (~590) is far below what
+  // honest f32 rounding of a 4.2e9 sum allows (u sqrt(n) |sum| ~ 5e5).
   const std::int64_t n = 1 << 22;
   const Task task = sum_task(n, 1e-3, 5e-4);
   std::vector<std::vector<HostBuffer>> draws;
   for (std::uint64_t seed : calibration_seeds("large")) {
     auto draw = sum_draw(seed, n);
     double sum = 0;
-    for (std::int64_t i = 0; i < n; ++i) sum += 1000 + draw[0].get(i) * 1e-3;
+    for (std::int64_t i = 0; i < n; ++i) sum += 1000 + draw[0].get(i);
     draw[1].set(0, sum);
     draws.push_back(draw);
   }
@@ -245,7 +249,7 @@ TEST_P(PlantedInputs, CudaIsCaught) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Planted, PlantedInputs, ::testing::ValuesIn(kPlantedList),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // The n/2 "sum" with adversarial draws off: only the calibrated tolerance can catch it.
 TEST(PlantedTolerance, ConstantSumIsCaughtByTheCalibratedToleranceAlone) {
@@ -313,11 +317,50 @@ INSTANTIATE_TEST_SUITE_P(Examples, BundledExample,
                                            "sgemm/opencl", "conv2d/opencl", "vector_add/cuda", "saxpy/cuda",
                                            "sum_reduction/cuda", "row_softmax/cuda", "histogram/cuda",
                                            "matrix_transpose/cuda", "sgemm/cuda", "conv2d/cuda"),
-                         [](const auto& info) {
-                           std::string name = info.param;  // "*Cuda*" selects the GPU ones (scripts/gpu_check.sh)
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;  // "*Cuda*" selects the GPU ones (scripts/gpu_check.sh)
                            const auto slash = name.find('/');
                            return name.substr(0, slash) + (name.ends_with("cuda") ? "_Cuda" : "_OpenCl");
                          });
+
+}  // namespace
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+// The cost of the defences, printed for docs/RELIABILITY.md: one check of the original
+// kernel with and without them, in one process (both must still be correct).
+TEST(CheckCost, OfTheDefencesOnTwoExamples) {
+  if (auto reason = unusable(Language::OpenCL)) GTEST_SKIP() << "no OpenCL device: " << *reason;
+  for (const char* example : {"vector_add/opencl", "sum_reduction/opencl"}) {
+    const fs::path manifest = kSource / "examples" / example / "kforge.toml";
+    EvalOptions off = options_for(Language::OpenCL);
+    off.adversarial_draws = false;
+    off.calibrate_tolerances = false;
+    for (int round = 0; round < 2; ++round) {  // round 0 warms caches (compile, PoCL kernels)
+      double ms[2];
+      for (int defended = 0; defended < 2; ++defended) {
+        Evaluator evaluator(load_task(manifest), defended ? options_for(Language::OpenCL) : off);
+        const KernelVariant original = evaluator.baseline_variant();
+        const CompileResult compiled = evaluator.compile(original);
+        evaluator.device();
+        const auto start = std::chrono::steady_clock::now();
+        const EvalResult first = evaluator.check(original, compiled);  // includes the calibration
+        const auto middle = std::chrono::steady_clock::now();
+        const EvalResult second = evaluator.check(original, compiled);
+        const auto end = std::chrono::steady_clock::now();
+        EXPECT_EQ(to_string(first.status), "correct") << example << ": " << first.message;
+        EXPECT_EQ(to_string(second.status), "correct") << example << ": " << second.message;
+        ms[defended] = std::chrono::duration<double, std::milli>(end - middle).count();
+        if (round == 1)
+          std::cout << "[ cost ] " << example << (defended ? " defended" : " undefended") << ": first check (with calibration) "
+                    << std::chrono::duration<double, std::milli>(middle - start).count() << " ms, next check " << ms[defended]
+                    << " ms\n";
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace kforge
