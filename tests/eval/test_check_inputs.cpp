@@ -364,3 +364,25 @@ TEST(CheckCost, OfTheDefencesOnTwoExamples) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+// exp(a) + b: 'large' makes the reference itself overflow through a (never through b alone):
+// the check skips the draw for a, keeps it for b, says so, and accepts the honest kernel.
+TEST(ReferenceOverflow, DrawIsSkippedForTheArgumentThatOverflowsWithANote) {
+  if (auto reason = unusable(Language::OpenCL)) GTEST_SKIP() << "no OpenCL device: " << *reason;
+  const EvalResult result = check_original(kPlanted / "exp_overflow.kforge.toml", options_for(Language::OpenCL));
+  EXPECT_EQ(to_string(result.status), "correct") << result.message;
+  EXPECT_NE(result.message.find("draw 'large' skipped for a = large(1000,10000): the reference itself returns "
+                                "non-finite outputs on it"),
+            std::string::npos)
+      << result.message;
+  bool large_kept_for_b = false;
+  for (const auto& check : result.checks) large_kept_for_b |= check.draw == "large" && check.passed;
+  EXPECT_TRUE(large_kept_for_b);
+  std::cout << "[ verdict ] " << result.message << "\n";
+}
+
+}  // namespace
+}  // namespace kforge
