@@ -7,7 +7,7 @@ extern "C" __global__ void row_softmax_ref(const float* x, float* y, int rows, i
   if (row >= rows) return;
   const float* xr = x + row * cols;
   float* yr = y + row * cols;
-  float m = -INFINITY;
+  float m = -__int_as_float(0x7f800000);  // -inf (NVRTC has no INFINITY macro)
   for (int c = tx; c < cols; c += 64) m = fmaxf(m, xr[c]);
   red[tx] = m;
   __syncthreads();
