@@ -2,7 +2,11 @@
 
 #include <sstream>
 
+#include "eval/calibration.h"
+#include "eval/check_inputs.h"
+#include "task/limits.h"
 #include "util/files.h"
+#include "util/log.h"
 #include "util/hash.h"
 #include "util/parallel.h"
 #include "util/trace.h"
@@ -43,7 +47,7 @@ Evaluator::Evaluator(Task task, EvalOptions options)
       options_(std::move(options)),
       backend_(make_backend(task_.kernel.language)),
       worker_(options_.worker_executable, task_.kernel.language, options_.device_index, options_.limits),
-      seeds_(std::random_device{}()) {}
+      seeds_(options_.seed ? options_.seed : std::random_device{}()) {}
 
 Evaluator::~Evaluator() = default;
 
@@ -133,13 +137,26 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
   const json reference = variant_json(reference_variant(), compiled_reference(), "reference");
   const json candidate = variant_json(variant, compiled, "candidate");
   std::lock_guard lock(worker_mutex_);
+  prepare_checks(reference);
+  result.warnings = calibration_warnings_;
+  // Seed 0 of every size draws from the manifest's init, the others (one more than
+  // check_seeds) rotate through the adversarial draws across sizes (check_inputs.h).
+  const bool draws_on = native_task() && options_.adversarial_draws;
+  const std::vector<std::string> draw_names = draws_on ? check_draws(task_) : std::vector<std::string>{};
+  const auto draws = draws_per_size(task_.sizes.size(), options_.check_seeds + (draw_names.empty() ? 0 : 1), draw_names);
+  std::size_t most_seeds = 0;
+  std::string notes;
   // One request per size, so a crash or hang names the size that caused it.
-  for (const auto& size : task_.sizes) {
+  for (std::size_t s = 0; s < task_.sizes.size(); ++s) {
+    const auto& size = task_.sizes[s];
     json seeds = json::array();
-    for (int i = 0; i < options_.check_seeds; ++i) seeds.push_back(seeds_() >> 1);
-    const json request = {{"op", "check"},         {"manifest", task_.manifest_path.string()},
-                          {"variant", candidate},  {"reference", reference},
-                          {"sizes", {size.name}},  {"seeds", seeds}};
+    for (std::size_t i = 0; i < draws[s].size(); ++i) seeds.push_back(seeds_() >> 1);
+    most_seeds = std::max(most_seeds, draws[s].size());
+    json request = {{"op", "check"},         {"manifest", task_.manifest_path.string()},
+                    {"variant", candidate},  {"reference", reference},
+                    {"sizes", {size.name}},  {"seeds", seeds}};
+    if (draws_on) request["draws"] = draws[s];
+    if (calibration_.contains(size.name)) request["tolerances"] = calibration_[size.name].at("tolerances");
     TraceScope trace("check " + size.name);
     const WorkerReply reply = worker_.request(request, options_.check_timeout_s);
     if (reply.kind != WorkerReply::Kind::Ok) {
@@ -152,6 +169,8 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
       result.max_abs_err = std::max(result.max_abs_err, size_check.max_abs_err);
       result.max_rel_err = std::max(result.max_rel_err, size_check.max_rel_err);
       result.checks.push_back(size_check);
+      if (size_check.passed && !size_check.message.empty() && notes.find(size_check.message) == std::string::npos)
+        notes += "; size '" + size.name + "': " + size_check.message;
       if (!size_check.passed) {
         const bool memory_fault = check_json.value("fault", "") == "out_of_bounds";
         result.status = memory_fault ? EvalStatus::RuntimeError : EvalStatus::Incorrect;
@@ -161,9 +180,55 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
     }
   }
   result.status = EvalStatus::Correct;
-  result.message = "correct on " + std::to_string(task_.sizes.size()) + " sizes x " +
-                   std::to_string(options_.check_seeds) + " seeds";
+  result.message = "correct on " + std::to_string(task_.sizes.size()) + " sizes x " + std::to_string(most_seeds) +
+                   " seeds" + (draw_names.empty() ? "" : " (adversarial draws: " + std::to_string(draw_names.size()) + ")") +
+                   notes;
   return result;
+}
+
+bool Evaluator::native_task() const {
+  return !task_.harness && !task_.args.empty() &&
+         (task_.kernel.language == Language::Cuda || task_.kernel.language == Language::OpenCL ||
+          task_.kernel.language == Language::Hip);
+}
+
+void Evaluator::prepare_checks(const json& reference) {
+  if (checks_prepared_ || !native_task()) return;
+  TraceScope trace("prepare checks");
+  // Limits first: a size that cannot fit would otherwise time out or crash every candidate.
+  json info = device_ ? device_->info : json();
+  if (info.is_null()) {
+    const WorkerReply reply = worker_.request({{"op", "info"}}, options_.check_timeout_s);
+    if (reply.kind == WorkerReply::Kind::Ok) info = reply.body.at("device");
+  }
+  check_memory_limits(task_, info.is_object() ? info.value("global_mem_bytes", std::uint64_t{0}) : 0,
+                      options_.limits.memory_bytes > 0 ? static_cast<std::uint64_t>(options_.limits.memory_bytes) : 0,
+                      info.is_object() ? info.value("name", std::string()) : std::string());
+  checks_prepared_ = true;
+  if (!options_.calibrate_tolerances) return;
+  for (const auto& size : task_.sizes) {
+    const json request = {{"op", "calibrate"}, {"manifest", task_.manifest_path.string()}, {"reference", reference},
+                          {"size", size.name},  {"seeds", calibration_seeds(size.name)}};
+    const WorkerReply reply = worker_.request(request, options_.check_timeout_s);
+    if (reply.kind != WorkerReply::Kind::Ok) {  // the checks still run, on the manifest's tolerances
+      const std::string warning = "size '" + size.name + "': tolerance calibration failed (" + reply.message +
+                                  "); the manifest's tolerances are used";
+      log::warn("{}: {}", task_.name, warning);
+      calibration_warnings_.push_back(warning);
+      continue;
+    }
+    json tolerances = json::object();
+    for (const auto& output : reply.body.at("outputs")) {
+      tolerances[output.at("name").get<std::string>()] = output.at("tolerance");
+      const std::string warning = output.value("warning", "");
+      if (!warning.empty()) {
+        log::warn("{}: size '{}': {}", task_.name, size.name, warning);
+        calibration_warnings_.push_back("size '" + size.name + "': " + warning);
+      }
+      log::verbose("{}: size '{}': output '{}': {}", task_.name, size.name, output.value("name", ""), output.value("note", ""));
+    }
+    calibration_[size.name] = {{"tolerances", tolerances}, {"outputs", reply.body.at("outputs")}};
+  }
 }
 
 std::vector<std::optional<TimingStats>> Evaluator::time_together(

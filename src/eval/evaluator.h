@@ -23,6 +23,12 @@ struct EvalOptions {
   std::filesystem::path worker_executable = WorkerProcess::default_executable();
   int device_index = 0;
   int check_seeds = 2;            // fresh random inputs per seed, on every problem size
+  // Native tasks: seeds after the first draw adversarial inputs, one extra seed per size is
+  // added, and tolerances are calibrated against the data (check_inputs.h, calibration.h).
+  // Off only to show in tests what each defence catches.
+  bool adversarial_draws = true;
+  bool calibrate_tolerances = true;
+  std::uint64_t seed = 0;         // of the check and timing seeds; 0: a random one per evaluator
   double check_timeout_s = 30;    // per problem size
   double time_timeout_s = 120;
   TimingConfig timing;
@@ -63,6 +69,10 @@ class Evaluator : public CandidateEvaluator {
   EvalResult evaluate_compiled(const KernelVariant& candidate, const CompileResult& compiled) override;
 
   DeviceSummary device();
+  // What calibration found (per size: output tolerances, notes) and its warnings; filled by the
+  // first check (empty for Python tasks).
+  const nlohmann::json& calibration() const { return calibration_; }
+  const std::vector<std::string>& calibration_warnings() const { return calibration_warnings_; }
   // Throughput figures of a timing on the timing size.
   void fill_throughput(EvalResult& result, const ParamValues& params) const;
 
@@ -72,6 +82,10 @@ class Evaluator : public CandidateEvaluator {
   std::string stage_binary(const CompileResult& compiled);
   const CompileResult& compiled_reference();
   const CompileResult& compiled_baseline();
+  bool native_task() const;
+  // Once per task, under worker_mutex_: memory limits of every size against the device, then
+  // the tolerance calibration of every size. Throws TaskError for a manifest that cannot run.
+  void prepare_checks(const nlohmann::json& reference);
 
   Task task_;
   EvalOptions options_;
@@ -82,6 +96,9 @@ class Evaluator : public CandidateEvaluator {
   std::optional<CompileResult> baseline_compiled_;
   std::optional<DeviceSummary> device_;
   std::mt19937_64 seeds_;
+  bool checks_prepared_ = false;
+  nlohmann::json calibration_ = nlohmann::json::object();  // size name -> {"tolerances": {...}, "outputs": [...]}
+  std::vector<std::string> calibration_warnings_;
 };
 
 std::string first_error_line(const std::string& compile_log);

@@ -155,6 +155,35 @@ double unit_uniform(std::uint64_t seed, std::uint64_t index, std::uint64_t strea
   return static_cast<double>(mix(seed ^ mix(index * 2 + stream)) >> 11) * 0x1.0p-53;
 }
 
+// The smallest positive subnormal of a float dtype (0 for integers: they have none).
+double smallest_subnormal(DType dtype) {
+  switch (dtype) {
+    case DType::F16: return 0x1.0p-24;
+    case DType::BF16: return 0x1.0p-133;
+    case DType::F32: return 0x1.0p-149;
+    case DType::F64: return 0x1.0p-1074;
+    default: return 0;
+  }
+}
+
+double smallest_normal_of(DType dtype) {
+  switch (dtype) {
+    case DType::F16: return 0x1.0p-14;
+    case DType::BF16:
+    case DType::F32: return 0x1.0p-126;
+    case DType::F64: return 0x1.0p-1022;
+    default: return 1;
+  }
+}
+
+// k * smallest with k in [1, 2^mantissa): every subnormal is exactly representable.
+double random_subnormal(double smallest, std::uint64_t seed, std::uint64_t index) {
+  if (smallest == 0) return 0;
+  const double span = smallest == 0x1.0p-24 ? 1023 : smallest == 0x1.0p-133 ? 127 : smallest == 0x1.0p-149 ? 8388607 : 4503599627370495.0;
+  const double k = 1 + std::floor(unit_uniform(seed, index, 0) * span);
+  return (unit_uniform(seed, index, 1) < 0.5 ? -k : k) * smallest;
+}
+
 template <typename Generate>
 void fill_parallel(HostBuffer& buffer, Generate generate) {
   constexpr std::int64_t kChunk = 1 << 20;
@@ -190,9 +219,43 @@ void fill_random(HostBuffer& buffer, const std::string& distribution, std::uint6
     fill_parallel(buffer, [](std::uint64_t) { return 0.0; });
   } else if (dist.kind == "arange") {
     fill_parallel(buffer, [](std::uint64_t i) { return static_cast<double>(i); });
+  } else if (dist.kind == "large") {  // |x| in [a,b], either sign
+    fill_parallel(buffer, [&](std::uint64_t i) {
+      const double magnitude = dist.a + (dist.b - dist.a) * unit_uniform(s, i, 0);
+      return unit_uniform(s, i, 1) < 0.5 ? -magnitude : magnitude;
+    });
+  } else if (dist.kind == "ties") {  // five evenly spaced values of [a,b]: every value repeats
+    fill_parallel(buffer, [&](std::uint64_t i) {
+      const auto k = static_cast<double>(mix(s ^ mix(i)) % 5);
+      return dist.a + (dist.b - dist.a) * k / 4.0;
+    });
+  } else if (dist.kind == "denormal") {
+    const double smallest = smallest_subnormal(buffer.dtype);
+    fill_parallel(buffer, [&](std::uint64_t i) { return random_subnormal(smallest, s, i); });
+  } else if (dist.kind == "special") {
+    // 25 % +0, 15 % -0, 20 % subnormals, 10 % smallest normals, 30 % uniform(a,b); mixed signs.
+    const double smallest = smallest_subnormal(buffer.dtype);
+    const double smallest_normal = smallest_normal_of(buffer.dtype);
+    fill_parallel(buffer, [&](std::uint64_t i) {
+      const double pick = unit_uniform(mix(s + 7), i, 0);  // its own stream
+      if (pick < 0.25) return 0.0;
+      if (pick < 0.40) return -0.0;
+      if (pick < 0.60) return random_subnormal(smallest, s, i);
+      if (pick < 0.70) return (unit_uniform(s, i, 1) < 0.5 ? -1.0 : 1.0) * smallest_normal * (1.0 + unit_uniform(s, i, 0));
+      return dist.a + (dist.b - dist.a) * unit_uniform(s, i, 0);
+    });
+  } else if (dist.kind == "nonfinite") {  // 10 % NaN, 5 % +inf, 5 % -inf, the rest uniform(a,b)
+    fill_parallel(buffer, [&](std::uint64_t i) {
+      const double pick = unit_uniform(mix(s + 7), i, 0);  // its own stream
+      if (pick < 0.10) return std::numeric_limits<double>::quiet_NaN();
+      if (pick < 0.15) return std::numeric_limits<double>::infinity();
+      if (pick < 0.20) return -std::numeric_limits<double>::infinity();
+      return dist.a + (dist.b - dist.a) * unit_uniform(s, i, 0);
+    });
   } else {
     throw TaskError("init '" + distribution + "': unknown distribution '" + dist.kind +
-                    "'; use uniform(a,b), normal(mean,std), randint(a,b), ones or arange");
+                    "'; use uniform(a,b), normal(mean,std), randint(a,b), ones, zeros, arange, large(a,b), ties(a,b), "
+                    "special(a,b), denormal or nonfinite(a,b)");
   }
 }
 

@@ -46,7 +46,10 @@ struct HostBuffer {
 
 HostBuffer make_buffer(DType dtype, std::int64_t count);
 // Fills from a distribution string of the manifest ("uniform(-1,1)", "normal(0,1)",
-// "randint(0,255)", "ones", "arange", "zeros"); throws TaskError on an unknown one.
+// "randint(0,255)", "ones", "arange", "zeros") or of a check draw ("large(1e3,1e4)": |x| in
+// [a,b] either sign; "ties(a,b)": five evenly spaced values; "special(a,b)": zeros, negative
+// zeros, subnormals, smallest normals and uniform(a,b); "denormal"; "nonfinite(a,b)": NaN, ±inf
+// and uniform(a,b)); throws TaskError on an unknown one.
 void fill_random(HostBuffer& buffer, const std::string& distribution, std::uint64_t seed);
 // NaN for floats, a sentinel for integers: unwritten elements then fail the comparison.
 void poison(HostBuffer& buffer);

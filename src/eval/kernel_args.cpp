@@ -19,6 +19,13 @@ KernelArg scalar_arg(const ArgSpec& arg, const Bindings& bindings) {
 }  // namespace
 
 std::vector<HostBuffer> make_host_args(const Task& task, const Bindings& bindings, std::uint64_t seed) {
+  std::vector<std::string> inits;
+  for (const auto& arg : task.args) inits.push_back(arg.init);
+  return make_host_args(task, bindings, seed, inits);
+}
+
+std::vector<HostBuffer> make_host_args(const Task& task, const Bindings& bindings, std::uint64_t seed,
+                                       const std::vector<std::string>& distributions) {
   std::vector<HostBuffer> host;
   host.reserve(task.args.size());
   for (std::size_t i = 0; i < task.args.size(); ++i) {
@@ -32,7 +39,7 @@ std::vector<HostBuffer> make_host_args(const Task& task, const Bindings& binding
       poison(buffer);
     } else {
       // Each argument gets its own stream of numbers so equal shapes don't get equal data.
-      fill_random(buffer, arg.init, seed * 0x9E3779B97F4A7C15ull + i + 1);
+      fill_random(buffer, i < distributions.size() ? distributions[i] : arg.init, seed * 0x9E3779B97F4A7C15ull + i + 1);
     }
     host.push_back(std::move(buffer));
   }

@@ -52,7 +52,8 @@ nlohmann::json to_json(const SizeCheck& check) {
           {"max_abs_err", check.max_abs_err},
           {"max_rel_err", check.max_rel_err},
           {"mismatches", check.mismatches},
-          {"message", check.message}};
+          {"message", check.message},
+          {"draw", check.draw}};
 }
 
 SizeCheck size_check_from_json(const nlohmann::json& json) {
@@ -64,6 +65,7 @@ SizeCheck size_check_from_json(const nlohmann::json& json) {
   check.max_rel_err = json.value("max_rel_err", 0.0);
   check.mismatches = json.value("mismatches", std::int64_t{0});
   check.message = json.value("message", "");
+  check.draw = json.value("draw", "");
   return check;
 }
 
@@ -92,6 +94,7 @@ nlohmann::json metrics_json(const EvalResult& result) {
     json["median_ms"] = result.timing->median_ms;
   }
   if (result.baseline_timing) json["baseline_timing"] = to_json(*result.baseline_timing);
+  if (!result.warnings.empty()) json["warnings"] = result.warnings;
   json["checks"] = nlohmann::json::array();
   for (const auto& check : result.checks) json["checks"].push_back(to_json(check));
   return json;

@@ -42,7 +42,8 @@ struct SizeCheck {
   double max_abs_err = 0;
   double max_rel_err = 0;
   std::int64_t mismatches = 0;
-  std::string message;  // first failure, in words
+  std::string message;  // first failure, in words (or, when passed, what the draw skipped)
+  std::string draw;     // which inputs: "manifest", "large", ... (check_inputs.h)
 };
 
 struct EvalResult {
@@ -57,6 +58,7 @@ struct EvalResult {
   double gflops = 0;
   double max_abs_err = 0;
   double max_rel_err = 0;
+  std::vector<std::string> warnings;  // e.g. a tolerance that cannot tell an input-free answer
 };
 
 nlohmann::json to_json(const TimingStats& stats);

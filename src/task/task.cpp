@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -147,13 +149,26 @@ std::optional<std::pair<std::string, std::vector<double>>> parse_call(const std:
   return std::make_pair(name, numbers);
 }
 
-bool is_valid_init(const std::string& init) {
-  auto call = parse_call(init);
+}  // namespace
+
+bool is_valid_distribution(const std::string& text, bool check_only_kinds) {
+  auto call = parse_call(text);
   if (!call) return false;
   const auto& [name, args] = *call;
   if (name == "uniform" || name == "normal" || name == "randint") return args.size() == 2;
-  return (name == "ones" || name == "arange") && args.empty();
+  if (name == "ones" || name == "arange" || name == "zeros") return args.empty();
+  if (!check_only_kinds) return false;
+  if (name == "large" || name == "ties" || name == "special" || name == "nonfinite")
+    return args.size() == 2 && args[0] <= args[1] && (name != "large" || args[0] > 0);
+  return name == "denormal" && args.empty();
 }
+
+namespace {
+
+const char* const kInitKinds = "uniform(a,b) normal(mean,std) randint(a,b) ones zeros arange";
+const char* const kCheckKinds =
+    "uniform(a,b) normal(mean,std) randint(a,b) ones zeros arange large(a,b) ties(a,b) special(a,b) denormal "
+    "nonfinite(a,b)";
 
 class ManifestLoader {
  public:
@@ -410,7 +425,7 @@ class ManifestLoader {
   }
 
   ArgSpec read_arg(const toml::table& table, const std::string& numbered) const {
-    check_keys(table, {"name", "dtype", "shape", "role", "init", "value"}, numbered);
+    check_keys(table, {"name", "dtype", "shape", "role", "init", "value", "check_inits", "adversarial"}, numbered);
     ArgSpec arg;
     arg.name = required_string(table, "name", numbered, "add name = \"<kernel parameter name>\"");
     std::string where = "[args] '" + arg.name + "'";
@@ -436,6 +451,8 @@ class ManifestLoader {
       fail(where, "dtype '" + to_string(arg.dtype) + "' is not supported for scalars; use one of " + kScalarDTypes);
     if (table.contains("shape")) fail(where, "scalars have no shape; remove 'shape' or use a buffer role");
     if (table.contains("init")) fail(where, "scalars have no init; set value = \"<expression>\" instead");
+    for (const char* key : {"check_inits", "adversarial"})
+      if (table.contains(key)) fail(where, std::string("scalars take no '") + key + "' (their value is an expression); remove it");
     const toml::node* value = table.get("value");
     if (!value) fail(where, "missing 'value'; add value = \"n\" (an expression over sizes and params)");
     arg.value = expression(*value, where + " value");
@@ -451,11 +468,35 @@ class ManifestLoader {
     auto init = optional_string(table, "init", where);
     if (init && arg.role == ArgRole::Output)
       fail(where, "init has no effect on outputs (they are poisoned before each run); remove it or use role = \"inout\"");
-    if (init && !is_valid_init(*init))
-      fail(where + " init", "'" + *init + "' is not a known distribution; use uniform(a,b) normal(mean,std) randint(a,b) ones arange");
+    if (init && !is_valid_distribution(*init, false))
+      fail(where + " init", "'" + *init + "' is not a known distribution; use " + kInitKinds);
     if (arg.role == ArgRole::Output) arg.init.clear();
     else if (init) arg.init = *init;
     else if (!is_floating(arg.dtype)) arg.init = "randint(0,100)";
+    read_check_draws(table, where, arg);
+  }
+
+  // check_inits: distributions correctness checks draw from besides init; adversarial = false
+  // keeps the built-in adversarial draws away from an argument with a domain (probabilities).
+  void read_check_draws(const toml::table& table, const std::string& where, ArgSpec& arg) const {
+    const bool has_list = table.contains("check_inits");
+    if ((has_list || table.contains("adversarial")) && arg.role == ArgRole::Output)
+      fail(where, "outputs take no check_inits or adversarial (they are poisoned before each run); remove it");
+    if (has_list) {
+      const toml::array* list = table.get("check_inits")->as_array();
+      if (!list) fail(where + " check_inits", "must be a list of strings, e.g. [\"uniform(-1000,1000)\", \"denormal\"]");
+      for (const auto& item : *list) {
+        const auto* text = item.as_string();
+        if (!text) fail(where + " check_inits", "must be a list of strings, e.g. [\"uniform(-1000,1000)\", \"denormal\"]");
+        if (!is_valid_distribution(text->get(), true))
+          fail(where + " check_inits", "'" + text->get() + "' is not a known distribution; use " + kCheckKinds);
+        arg.check_inits.push_back(text->get());
+      }
+    }
+    if (const toml::node* adversarial = table.get("adversarial")) {
+      if (!adversarial->is_boolean()) fail(where + " adversarial", "must be true or false (without quotes)");
+      arg.adversarial = adversarial->as_boolean()->get();
+    }
   }
 
   void read_launch(const toml::table& table) {
@@ -607,13 +648,20 @@ class ManifestLoader {
     std::string at = " at size '" + size.name + "'";
     for (const auto& arg : task_.args) {
       std::string where = "[args] '" + arg.name + "'";
-      if (arg.role == ArgRole::Scalar) {
-        evaluate(where + " value", at, [&] { return is_floating(arg.dtype) ? eval_expr(arg.value, bindings) : double(eval_int(arg.value, bindings)); });
-      }
+      if (arg.role == ArgRole::Scalar) check_scalar_fits(arg, bindings, where, at);
+      std::int64_t count = 1;
       for (std::size_t d = 0; d < arg.shape.size(); ++d) {
-        auto extent = evaluate(where + " shape[" + std::to_string(d) + "]", at, [&] { return double(eval_int(arg.shape[d], bindings)); });
+        std::int64_t extent = 0;
+        evaluate(where + " shape[" + std::to_string(d) + "]", at, [&] { return double(extent = eval_int(arg.shape[d], bindings)); });
         if (extent < 0) fail(where + " shape[" + std::to_string(d) + "]", "'" + arg.shape[d] + "' is negative" + at);
+        if (__builtin_mul_overflow(count, extent, &count))
+          fail(where + " shape", "the element count overflows 64 bits" + at + "; lower the size's variables");
       }
+      std::int64_t bytes = 0;
+      static_assert(sizeof(std::size_t) >= sizeof(std::int64_t), "byte counts are size_t");
+      if (__builtin_mul_overflow(count, static_cast<std::int64_t>(dtype_size(arg.dtype)), &bytes))
+        fail(where + " shape", std::to_string(count) + " elements of " + to_string(arg.dtype) +
+                                   " overflow a 64-bit byte count" + at + "; lower the size's variables");
     }
     check_dims("grid", task_.launch.grid, bindings, at);
     check_dims("block", task_.launch.block, bindings, at);
@@ -627,6 +675,28 @@ class ManifestLoader {
     }
     if (!task_.bytes_expr.empty()) evaluate("[metrics] bytes", at, [&] { return eval_expr(task_.bytes_expr, bindings); });
     if (!task_.flops_expr.empty()) evaluate("[metrics] flops", at, [&] { return eval_expr(task_.flops_expr, bindings); });
+  }
+
+  // A value the scalar's dtype cannot hold would reach the kernel wrapped around (an i32 n of
+  // 3e9 becomes negative) and fail as a timeout or a crash of every candidate instead.
+  void check_scalar_fits(const ArgSpec& arg, const Bindings& bindings, const std::string& where,
+                         const std::string& at) const {
+    if (is_floating(arg.dtype)) {
+      const double value = evaluate(where + " value", at, [&] { return eval_expr(arg.value, bindings); });
+      const double limit = arg.dtype == DType::F32 ? double(std::numeric_limits<float>::max())
+                                                   : std::numeric_limits<double>::max();
+      if (!std::isfinite(value) || std::fabs(value) > limit)
+        fail(where + " value", "'" + arg.value + "' is " + std::to_string(value) + at + ", which " + to_string(arg.dtype) +
+                                   " cannot hold; lower the size's variables or use dtype f64");
+      return;
+    }
+    std::int64_t value = 0;
+    evaluate(where + " value", at, [&] { return double(value = eval_int(arg.value, bindings)); });
+    if (arg.dtype == DType::I32 && (value > std::numeric_limits<std::int32_t>::max() ||
+                                    value < std::numeric_limits<std::int32_t>::min()))
+      fail(where + " value", "'" + arg.value + "' is " + std::to_string(value) + at +
+                                 ", which overflows the i32 scalar (at most 2147483647); lower the size or use dtype = \"i64\" "
+                                 "(and a 64-bit parameter in the kernel)");
   }
 
   void check_dims(const std::string& key, const std::array<std::string, 3>& dims, const Bindings& bindings,

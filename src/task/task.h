@@ -37,6 +37,10 @@ struct ArgSpec {
   std::vector<std::string> shape;     // expressions; element count is their product (buffers only)
   std::string init = "uniform(-1,1)";  // distribution for inputs/inout: uniform(a,b) normal(m,s) randint(a,b) ones arange
   std::string value;                   // expression, scalars only
+  // Extra distributions correctness checks draw from (besides init and the built-in adversarial
+  // ones); see docs/TASK_FORMAT.md "Check inputs".
+  std::vector<std::string> check_inits;
+  bool adversarial = true;  // false: built-in adversarial draws leave this argument at its init
 };
 
 struct LaunchSpec {
@@ -99,6 +103,10 @@ struct Task {
 
 // Parses and validates a manifest; throws TaskError with "file: what is wrong; how to fix".
 Task load_task(const std::filesystem::path& manifest_path);
+
+// Whether `text` is a distribution an argument's init or check_inits may name (init grammar
+// plus the check-only kinds large(a,b) ties(a,b) special(a,b) denormal nonfinite(a,b) zeros).
+bool is_valid_distribution(const std::string& text, bool check_only_kinds);
 
 struct TaskError : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -34,7 +34,13 @@ class WorkerSession {
   LoadedVariant load_variant(const nlohmann::json& variant);
   nlohmann::json check_one(const Task& task, const ProblemSize& size, std::uint64_t seed,
                            const LoadedVariant& candidate, const LoadedVariant& reference,
-                           std::optional<ArgBinding>& kept);
+                           std::optional<ArgBinding>& kept, const std::string& draw,
+                           const nlohmann::json& tolerances);
+  nlohmann::json calibrate(const nlohmann::json& request);  // calibrate.cpp
+  // Runs the reference on its own buffers and returns its outputs (inputs not downloaded);
+  // the buffers are scrubbed and freed before it returns.
+  std::vector<HostBuffer> run_reference(const Task& task, const Bindings& bindings, const LoadedVariant& reference,
+                                        const std::vector<HostBuffer>& inputs);
 
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Device> device_;
