@@ -48,19 +48,29 @@ nlohmann::json verify_best(Evaluator& evaluator, RunStore& store, const Individu
   const CompileResult baseline_compiled = final_evaluator.compile(baseline);
   nlohmann::json sizes = nlohmann::json::array();
   for (const auto& size : evaluator.task().sizes) {
-    std::string error;
-    const auto timings =
-        final_evaluator.time_together({{&baseline, &baseline_compiled}, {&best.variant, &compiled}}, error, size.name);
+    const TimedRun run =
+        final_evaluator.time_variants({{&baseline, &baseline_compiled}, {&best.variant, &compiled}}, size.name);
     nlohmann::json row = {{"name", size.name}};
-    if (timings[0] && timings[1]) {
-      row["baseline_ms"] = timings[0]->median_ms;
-      row["best_ms"] = timings[1]->median_ms;
-      row["speedup"] = timings[0]->median_ms / timings[1]->median_ms;
-      row["spread"] = timings[1]->spread;
-      log::info("  size {:<12} baseline {:.4f} ms  best {:.4f} ms  {:.2f}x", size.name, timings[0]->median_ms,
-                timings[1]->median_ms, timings[0]->median_ms / timings[1]->median_ms);
+    const TimedVariant* base = run.error.empty() ? &run.variants[0] : nullptr;
+    const TimedVariant* timed = run.error.empty() ? &run.variants[1] : nullptr;
+    if (base && timed && base->stats && timed->stats && timed->verification_passed) {
+      // Paired rounds: the speedup is the median of per-round ratios, with its 95% CI.
+      const SpeedupEstimate speedup = paired_speedup(base->samples_ms, timed->samples_ms);
+      const double ratio = speedup.rounds ? speedup.median : base->stats->median_ms / timed->stats->median_ms;
+      row["baseline_ms"] = base->stats->median_ms;
+      row["best_ms"] = timed->stats->median_ms;
+      row[metric_keys::kSpeedup] = ratio;
+      row["spread"] = timed->stats->spread;
+      if (speedup.rounds) {
+        row[metric_keys::kSpeedupCiLow] = speedup.ci_low;
+        row[metric_keys::kSpeedupCiHigh] = speedup.ci_high;
+        row[metric_keys::kSpeedupSignificant] = significantly_faster(speedup);
+      }
+      log::info("  size {:<12} baseline {:.4f} ms  best {:.4f} ms  {:.2f}x (95% CI {:.2f}-{:.2f}){}", size.name,
+                base->stats->median_ms, timed->stats->median_ms, ratio, speedup.ci_low, speedup.ci_high,
+                significantly_faster(speedup) ? "" : "  not significantly faster");
     } else {
-      row["error"] = error;
+      row["error"] = !run.error.empty() ? run.error : "timed launches: " + (timed ? timed->verification_message : "");
     }
     sizes.push_back(row);
   }
@@ -199,8 +209,11 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
     // search's own figure is kept beside it (it is the maximum of many noisy draws).
     summary["search_speedup"] = outcome.best->speedup;
     summary["speedup"] = outcome.best->speedup;
-    if (verified_sizes.is_array() && !verified_sizes.empty() && verified_sizes[0].contains("speedup"))
+    if (verified_sizes.is_array() && !verified_sizes.empty() && verified_sizes[0].contains("speedup")) {
       summary["speedup"] = verified_sizes[0]["speedup"];
+      for (const char* key : {metric_keys::kSpeedupCiLow, metric_keys::kSpeedupCiHigh, metric_keys::kSpeedupSignificant})
+        if (verified_sizes[0].contains(key)) summary[key] = verified_sizes[0][key];
+    }
     summary["sizes"] = verified_sizes;
     summary["strategy"] = outcome.best->strategy;
     summary["best_source"] = files.best_source.string();
