@@ -365,7 +365,8 @@ class Session:
         for entry in timed:
             stats = summarize(entry["samples"])
             stats["wall_ms"] = summarize(entry["wall"])["median_ms"]
-            results.append({"id": entry["id"], "stats": stats})
+            # Per-round samples: the orchestrator pairs them across variants for the speedup's CI.
+            results.append({"id": entry["id"], "stats": stats, "samples_ms": entry["samples"]})
         return {"ok": True, "results": results}
 
     def copy_bandwidth(self):

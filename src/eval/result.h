@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "util/metric_keys.h"
 #include "task/task.h"
 
 namespace kforge {
@@ -24,17 +25,6 @@ struct KernelVariant {
   std::string kernel;  // entry point; empty = the task's
 };
 
-// Keys of metrics that other modules read back (search, store, report, bench --json):
-// spelled once, here.
-namespace metric_keys {
-inline constexpr const char* kSpeedup = "speedup";                  // median of paired ratios
-inline constexpr const char* kSpeedupCiLow = "speedup_ci_low";      // 95% CI of that median
-inline constexpr const char* kSpeedupCiHigh = "speedup_ci_high";
-inline constexpr const char* kSpeedupRounds = "speedup_rounds";     // paired rounds behind it
-inline constexpr const char* kSpeedupSignificant = "speedup_significant";  // ci_low > 1
-inline constexpr const char* kMedianCiLowMs = "ci_low_ms";          // in a timing object
-inline constexpr const char* kMedianCiHighMs = "ci_high_ms";
-}  // namespace metric_keys
 
 struct TimingStats {
   double median_ms = 0;

@@ -6,6 +6,7 @@
 // compile with NVRTC here and run where a CUDA device exists (scripts/gpu_check.sh runs *Cuda*).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -197,6 +198,53 @@ TEST(WinsInsideTheNoise, ASameSpeedCandidateIsNotCountedAsFaster) {
   std::cout << "[ verdict ] same-speed twin: faster by the CI rule in " << significant << " of " << kEvaluations
             << " evaluations; median ratio above 1 in " << median_above_one << "\n";
   EXPECT_LE(significant, 2) << "a same-speed candidate counted as faster";
+}
+
+}  // namespace
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+// What the timing-phase verification costs on the bundled examples (the figures in
+// docs/RELIABILITY.md). A measurement, not a check: run it with
+// `test_eval --gtest_also_run_disabled_tests --gtest_filter='*MeasureTimingVerificationCost*'`.
+TEST(TimedCheats, DISABLED_MeasureTimingVerificationCost) {
+  if (const auto why = skip_reason(Language::OpenCL); !why.empty()) GTEST_SKIP() << why;
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+  for (const char* example : {"vector_add", "sgemm"}) {
+    const auto manifest = std::filesystem::path(KFORGE_SOURCE_DIR) / "examples" / example / "opencl/kforge.toml";
+    for (bool verify : {false, true}) {
+      EvalOptions options = options_for(Language::OpenCL);
+      options.timing = TimingConfig{};  // the defaults kforge runs with
+      options.verify_timed_outputs = verify;
+      Evaluator evaluator(load_task(manifest), options);
+      const KernelVariant variant = evaluator.baseline_variant();
+      const CompileResult compiled = evaluator.compile(variant);
+      evaluator.evaluate_compiled(variant, compiled);  // warm: worker, device cache, kernels
+      constexpr int kRepeats = 3;
+      double time_ms = 0, recheck_ms = 0, prepare_ms = 0, reset_ms = 0, verify_ms = 0;
+      int sets = 0;
+      for (int i = 0; i < kRepeats; ++i) {
+        auto start = Clock::now();
+        const TimedRun run = evaluator.time_variants({{&variant, &compiled}, {&variant, &compiled}});
+        time_ms += ms_since(start) / kRepeats;
+        sets = run.sets;
+        prepare_ms += run.overhead.value("prepare_ms", 0.0) / kRepeats;
+        reset_ms += run.overhead.value("reset_ms", 0.0) / kRepeats;
+        verify_ms += run.overhead.value("verify_ms", 0.0) / kRepeats;
+        start = Clock::now();
+        evaluator.check(variant, compiled, 1);
+        recheck_ms += ms_since(start) / kRepeats;
+      }
+      std::cout << "[ cost ] " << example << (verify ? " verified" : " unverified") << ": time request " << time_ms
+                << " ms (sets " << sets << ", prepare " << prepare_ms << " ms, re-poison " << reset_ms
+                << " ms, verify " << verify_ms << " ms); re-check after timing " << recheck_ms << " ms\n";
+    }
+  }
 }
 
 }  // namespace
