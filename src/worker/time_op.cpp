@@ -23,6 +23,7 @@ constexpr int kWallEvery = 4;        // rounds between host wall-time launches
 constexpr int kMinWallSamples = 5;   // taken at the end when the loop stopped early
 constexpr unsigned kSpotCheckOdds = 8;  // a timed launch is verified with probability 1/8...
 constexpr int kMaxSpotChecks = 8;       // ...at most this many times per variant
+constexpr double kMinSamplesGrace = 4;  // max_seconds may stretch this much to reach min_samples
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -240,7 +241,13 @@ json WorkerSession::time(const json& request) {
     const bool all_precise = std::all_of(timed.begin(), timed.end(), [&](const Timed& e) {
       return precise_enough(summarize(e.samples), config);
     });
-    if (all_precise || ms_since(start) > config.max_seconds * 1000.0) break;
+    // Past max_seconds only to reach min_samples rounds (a median's 95% CI needs at least 6),
+    // and never past kMinSamplesGrace times max_seconds.
+    const double elapsed = ms_since(start);
+    const bool enough = static_cast<int>(timed.front().samples.size()) >= config.min_samples;
+    if (all_precise || (elapsed > config.max_seconds * 1000.0 && enough) ||
+        elapsed > kMinSamplesGrace * config.max_seconds * 1000.0)
+      break;
   }
   for (auto& entry : timed)
     while (static_cast<int>(entry.wall.size()) < kMinWallSamples) wall_launch(entry);

@@ -2,6 +2,7 @@
 // the noise warning, the plausibility roofs and the buffer-set budget.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "eval/plausibility.h"
