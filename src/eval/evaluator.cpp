@@ -323,6 +323,15 @@ EvalResult Evaluator::evaluate_compiled(const KernelVariant& candidate, const Co
     // timing) and the candidate re-timed with verified outputs; rejected when it persists.
     const DeviceSummary summary = device();
     ThroughputRoofs roofs = throughput_roofs(summary.info, summary.copy_gbps, task_);
+    // A working set that fits a few times in the last-level cache may be served from it even
+    // after the flush: the DRAM copy bandwidth is no roof for it (the FLOP roof still is).
+    const Bindings timed_size = bindings_for(task_, task_.sizes.front(), candidate.params);
+    double footprint = 0;  // bytes of all buffers: what a cache would have to hold
+    for (const auto& arg : task_.args)
+      if (arg.role != ArgRole::Scalar)
+        footprint += static_cast<double>(element_count(arg, timed_size)) * static_cast<double>(dtype_size(arg.dtype));
+    if (footprint < kCacheResidentFactor * summary.info.value("l2_bytes", 0.0))
+      roofs.bandwidth_margin = kCacheResidentBandwidthMargin;
     if (implausible_throughput(result.gbps, result.gflops, roofs)) {
       roofs.copy_gbps = std::max(roofs.copy_gbps, measure_copy_bandwidth_now());
       if (roofs.peak_gflops > 0 && result.gflops > kFlopMargin * roofs.peak_gflops &&

@@ -45,10 +45,10 @@ ThroughputRoofs throughput_roofs(const nlohmann::json& device_info, double copy_
 }
 
 std::optional<std::string> implausible_throughput(double gbps, double gflops, const ThroughputRoofs& roofs) {
-  if (roofs.copy_gbps > 0 && gbps > kBandwidthMargin * roofs.copy_gbps)
+  if (roofs.copy_gbps > 0 && gbps > roofs.bandwidth_margin * roofs.copy_gbps)
     return fmt::format("impossible throughput: {:.1f} GB/s is {:.1f}x the device's measured copy bandwidth {:.1f} GB/s "
                        "(limit {:.2f}x)",
-                       gbps, gbps / roofs.copy_gbps, roofs.copy_gbps, kBandwidthMargin);
+                       gbps, gbps / roofs.copy_gbps, roofs.copy_gbps, roofs.bandwidth_margin);
   if (roofs.peak_gflops > 0 && gflops > kFlopMargin * roofs.peak_gflops)
     return fmt::format("impossible throughput: {:.1f} GFLOP/s is {:.1f}x the device's {} {:.1f} GFLOP/s (limit {:.2f}x)",
                        gflops, gflops / roofs.peak_gflops, roofs.gflops_source, roofs.peak_gflops, kFlopMargin);

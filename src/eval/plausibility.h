@@ -18,9 +18,14 @@ namespace kforge {
 // not fully evict), and of a peak that may be an estimate from reported clocks.
 inline constexpr double kBandwidthMargin = 1.25;
 inline constexpr double kFlopMargin = 1.5;
+// Buffers smaller than this many times the last-level cache may be served from it even after
+// the flush and legitimately beat the DRAM copy bandwidth: their margin is the wider one.
+inline constexpr double kCacheResidentFactor = 4;
+inline constexpr double kCacheResidentBandwidthMargin = 10;
 
 struct ThroughputRoofs {
   double copy_gbps = 0;    // measured device-to-device copy bandwidth (0: unknown)
+  double bandwidth_margin = kBandwidthMargin;
   double peak_gflops = 0;  // FP32 peak (FP16 tensor peak when the task has f16/bf16 data); 0: unknown
   std::string gflops_source;
 };

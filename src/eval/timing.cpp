@@ -67,7 +67,8 @@ SpeedupEstimate paired_speedup(const std::vector<double>& baseline_ms, const std
   std::sort(ratios.begin(), ratios.end());
   const auto [low, high] = median_ci_indices(ratios.size());
   estimate.median = quantile(ratios, 0.5);
-  estimate.ci_low = ratios[low];
+  // Too few rounds for a 95% interval (n < 6): no lower bound, so never "significantly faster".
+  estimate.ci_low = ratios.size() >= 6 ? ratios[low] : 0.0;
   estimate.ci_high = ratios[high];
   estimate.rounds = static_cast<int>(ratios.size());
   return estimate;

@@ -66,8 +66,10 @@ TEST(TimingUnderLoad, TheOriginalAgainstItselfIsNeverRejected) {
   for (int i = 0; i < kRepeats; ++i) {
     const EvalResult result = evaluator.evaluate_compiled(original, compiled);
     ASSERT_EQ(to_string(result.status), "correct") << "repeat " << i << ": " << result.message;
-    EXPECT_GT(result.speedup, 0.5) << "repeat " << i;
-    EXPECT_LT(result.speedup, 2.0) << "repeat " << i;
+    // Under hogs a request may get only a few rounds: a loose sanity bound on the ratio.
+    EXPECT_GT(result.speedup, 0.25) << "repeat " << i;
+    EXPECT_LT(result.speedup, 4.0) << "repeat " << i;
+    EXPECT_FALSE(result.speedup_ci_low > 1 && result.speedup_rounds < 6) << "too few rounds for significance";
     std::cout << "[ repeat " << i << " ] original vs itself under " << hogs.size() << " CPU hogs: " << result.speedup
               << "x (95% CI " << result.speedup_ci_low << "-" << result.speedup_ci_high << ")\n";
   }
