@@ -101,6 +101,10 @@ class Device {
   virtual void upload(BufferId buffer, const void* host, std::size_t bytes) = 0;
   virtual void download(BufferId buffer, void* host, std::size_t bytes) = 0;
   virtual bool guards_intact(BufferId buffer) = 0;
+  // Sets every byte the kernel sees to `value`, on the device and queued in order with
+  // launches (cuMemsetD8Async / clEnqueueFillBuffer): the timing loop re-poisons outputs
+  // between timed launches without a host copy.
+  virtual void fill(BufferId buffer, std::uint8_t value) = 0;
 
   virtual KernelId load(const CompileResult& compiled, const std::string& kernel) = 0;
   virtual void launch(KernelId kernel, const std::vector<KernelArg>& args, const LaunchDims& dims) = 0;

@@ -5,6 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/task_options.h"
+#include "eval/plausibility.h"
+#include "eval/timing.h"
 #include "util/files.h"
 
 namespace kforge::cli {
@@ -17,7 +19,7 @@ struct BenchArgs {
   EvalFlags eval;
 };
 
-void print_human(const Task& task, const DeviceSummary& device, const EvalResult& result) {
+void print_human(const Task& task, const DeviceSummary& device, const EvalResult& result, bool compared_to_original) {
   const auto& c = result.compile;
   fmt::print("task        {} ({}) on {}\n", task.name, to_string(task.kernel.language),
              device.info.value("name", std::string("?")));
@@ -32,11 +34,25 @@ void print_human(const Task& task, const DeviceSummary& device, const EvalResult
   fmt::print("correct     yes: {} checks over {} sizes, max abs err {:.3g}, max rel err {:.3g}\n",
              result.checks.size(), task.sizes.size(), result.max_abs_err, result.max_rel_err);
   const TimingStats& t = *result.timing;
-  fmt::print("latency     median {:.4f} ms, spread {:.2f}% (min {:.4f} ms, {} samples, CI ±{:.2f}%)\n", t.median_ms,
-             100 * t.spread, t.min_ms, t.samples, 100 * t.rel_ci);
+  fmt::print("latency     median {:.4f} ms (95% CI {:.4f}-{:.4f} ms), spread {:.2f}%, min {:.4f} ms, {} samples\n",
+             t.median_ms, t.ci_low_ms, t.ci_high_ms, 100 * t.spread, t.min_ms, t.samples);
+  if (compared_to_original && result.speedup_rounds > 0)
+    fmt::print("vs original {:.3f}x (95% CI {:.3f}-{:.3f}x over {} paired rounds): {}\n", result.speedup,
+               result.speedup_ci_low, result.speedup_ci_high, result.speedup_rounds,
+               result.speedup_ci_low > 1    ? "faster"
+               : result.speedup_ci_high < 1 ? "slower"
+                                            : "no significant difference");
+  if (const auto warning = noise_warning(t)) fmt::print("warning     {}\n", *warning);
   std::string fraction;
-  if (device.copy_gbps > 0) fraction = fmt::format(" = {:.0f}% of measured copy bandwidth {:.1f} GB/s",
-                                                   100 * result.gbps / device.copy_gbps, device.copy_gbps);
+  if (device.copy_gbps > 0) {
+    // Above the copy bandwidth but within the margin: measurement error, said as such (a figure
+    // beyond the margin never gets here: the evaluator rejects it as impossible).
+    fraction = fmt::format(" = {:.0f}% of measured copy bandwidth {:.1f} GB/s", 100 * result.gbps / device.copy_gbps,
+                           device.copy_gbps);
+    if (result.gbps > device.copy_gbps)
+      fraction += fmt::format(" (above it: within the {:.2f}x margin kforge allows for measurement error)",
+                              kBandwidthMargin);
+  }
   fmt::print("throughput  {:.1f} GB/s{}\n", result.gbps, fraction);
   if (result.gflops > 0) fmt::print("compute     {:.1f} GFLOP/s\n", result.gflops);
 }
@@ -66,9 +82,13 @@ Action add_bench(CLI::App& app) {
         entry["compile"] = compile_stats_json(result.compile);
         entry["device"] = device.info;
         entry["copy_gbps"] = device.copy_gbps;
+        if (result.timing)
+          if (const auto warning = noise_warning(*result.timing)) entry["warning"] = *warning;
         all.push_back(entry);
       } else {
-        print_human(evaluator.task(), device, result);
+        const KernelVariant original = evaluator.baseline_variant();
+        print_human(evaluator.task(), device, result,
+                    variant.source != original.source || variant.params != original.params);
       }
       failures += result.status == EvalStatus::Correct ? 0 : 1;
     }

@@ -5,6 +5,7 @@
 
 #include "search/evolution.h"
 #include "util/log.h"
+#include "util/metric_keys.h"
 
 namespace kforge::cli {
 namespace {
@@ -12,18 +13,6 @@ namespace {
 struct Interval {
   double speedup = 0, low = 0, high = 0;
 };
-
-// Ratio of medians with its ~95% interval: the relative half-widths of the two medians' intervals
-// add in quadrature (delta method for a ratio of independent estimates).
-Interval speedup_interval(const TimingStats& baseline, const TimingStats& candidate) {
-  Interval interval;
-  if (baseline.median_ms <= 0 || candidate.median_ms <= 0) return interval;
-  interval.speedup = baseline.median_ms / candidate.median_ms;
-  const double rel = std::hypot(baseline.rel_ci, candidate.rel_ci);
-  interval.low = interval.speedup * (1 - rel);
-  interval.high = interval.speedup * (1 + rel);
-  return interval;
-}
 
 constexpr int kTimingSessions = 3;
 
@@ -65,25 +54,33 @@ Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
     std::vector<Interval> intervals;
     TimingStats baseline_stats, best_stats;
     for (int session = 0; session < sessions; ++session) {
-      std::string error;
-      const auto timings =
-          evaluator.time_together({{&baseline, &baseline_compiled}, {&variant, &compiled}}, error, size.name);
-      if (!timings[0] || !timings[1]) {
-        attempt.failure = "timing on size '" + size.name + "': " + error;
+      // Verified timing: the worker checks the outputs of the timed launches too.
+      const TimedRun run = evaluator.time_variants({{&baseline, &baseline_compiled}, {&variant, &compiled}}, size.name);
+      const TimedVariant* base = run.error.empty() ? &run.variants[0] : nullptr;
+      const TimedVariant* timed = run.error.empty() ? &run.variants[1] : nullptr;
+      if (!base || !timed || !base->stats || !timed->stats) {
+        attempt.failure = "timing on size '" + size.name + "': " + (run.error.empty() ? "no timing" : run.error);
         return attempt;
       }
-      intervals.push_back(speedup_interval(*timings[0], *timings[1]));
-      baseline_stats = *timings[0];
-      best_stats = *timings[1];
+      if (!timed->verification_passed) {
+        attempt.failure = "size '" + size.name + "': timed launches: " + timed->verification_message;
+        return attempt;
+      }
+      // Paired rounds: the median of per-round ratios with its 95% interval (src/eval/timing.h).
+      const SpeedupEstimate estimate = paired_speedup(base->samples_ms, timed->samples_ms);
+      intervals.push_back({estimate.median, estimate.ci_low, estimate.ci_high});
+      baseline_stats = *base->stats;
+      best_stats = *timed->stats;
     }
     const Interval interval = combine(intervals);
     if (attempt.sizes.empty()) attempt.timing_size = interval;
     attempt.sizes.push_back({{"name", size.name},
                              {"baseline_ms", baseline_stats.median_ms},
                              {"best_ms", best_stats.median_ms},
-                             {"speedup", interval.speedup},
-                             {"speedup_low", interval.low},
-                             {"speedup_high", interval.high},
+                             {metric_keys::kSpeedup, interval.speedup},
+                             {metric_keys::kSpeedupCiLow, interval.low},
+                             {metric_keys::kSpeedupCiHigh, interval.high},
+                             {metric_keys::kSpeedupSignificant, interval.low > 1},
                              {"sessions", sessions},
                              {"spread", best_stats.spread}});
     log::info("  size {:<12} baseline {:.4f} ms  best {:.4f} ms  {:.2f}x [{:.2f}, {:.2f}]", size.name,
@@ -120,9 +117,10 @@ void record_verified(RunStore& store, const CandidateRecord& candidate, const At
   result.metrics = candidate.metrics;
   if (candidate.speedup()) result.metrics["search_speedup"] = *candidate.speedup();
   if (candidate.median_ms()) result.metrics["search_median_ms"] = *candidate.median_ms();
-  result.metrics["speedup"] = attempt.timing_size.speedup;
-  result.metrics["speedup_low"] = attempt.timing_size.low;
-  result.metrics["speedup_high"] = attempt.timing_size.high;
+  result.metrics[metric_keys::kSpeedup] = attempt.timing_size.speedup;
+  result.metrics[metric_keys::kSpeedupCiLow] = attempt.timing_size.low;
+  result.metrics[metric_keys::kSpeedupCiHigh] = attempt.timing_size.high;
+  result.metrics[metric_keys::kSpeedupSignificant] = true;
   result.metrics["median_ms"] = attempt.sizes.front().value("best_ms", 0.0);
   result.metrics["sizes"] = attempt.sizes;
   result.metrics["final_check"] = {{"status", "correct"}};

@@ -32,6 +32,9 @@ struct EvalOptions {
   double check_timeout_s = 30;    // per problem size
   double time_timeout_s = 120;
   TimingConfig timing;
+  // Verify the outputs of timed launches against the reference (native kernels). Off only to
+  // measure what it costs, or to show what the re-check after timing catches on its own.
+  bool verify_timed_outputs = true;
   WorkerLimits limits;
   unsigned compile_threads = 0;   // 0 = all cores
 };
@@ -39,6 +42,24 @@ struct EvalOptions {
 struct DeviceSummary {
   nlohmann::json info;        // what the worker reports about its device
   double copy_gbps = 0;       // measured device-to-device copy bandwidth
+};
+
+// One variant's share of a `time` request.
+struct TimedVariant {
+  std::optional<TimingStats> stats;
+  std::vector<double> samples_ms;     // event times in round order: index i of every variant is round i
+  int launches = 0;                   // warm-up, timed and wall-time launches
+  bool verified = false;              // the worker verified its timed outputs
+  bool verification_passed = true;
+  bool out_of_bounds = false;
+  std::string verification_message;   // why not, in one line
+};
+
+struct TimedRun {
+  std::vector<TimedVariant> variants;  // in request order
+  std::string error;                   // the request failed: nothing was timed
+  int sets = 0;                        // buffer sets rotated (0: an older or Python worker)
+  nlohmann::json overhead;             // worker-side cost of the sets and verification, ms
 };
 
 class Evaluator : public CandidateEvaluator {
@@ -58,9 +79,15 @@ class Evaluator : public CandidateEvaluator {
 
   // Correctness on every problem size with fresh random inputs. Returns status Correct,
   // Incorrect, RuntimeError, Timeout or CompileError, with checks and a one-line message.
-  EvalResult check(const KernelVariant& variant, const CompileResult& compiled);
-  // Times several variants in one worker session, interleaved in random order. An entry is
-  // empty if timing failed; `error` then says why.
+  // `seeds_per_size` 0: options().check_seeds.
+  EvalResult check(const KernelVariant& variant, const CompileResult& compiled, int seeds_per_size = 0);
+  // Times several variants in one worker session, interleaved in random order, rotating
+  // buffer sets whose outputs are re-poisoned before each launch; for native kernels the
+  // timed outputs are verified against the reference (`verify`).
+  TimedRun time_variants(const std::vector<std::pair<const KernelVariant*, const CompileResult*>>& variants,
+                         const std::string& size_name = "", bool verify = true);
+  // time_variants without the details. An entry is empty if timing failed or its timed
+  // outputs were wrong; `error` then says why.
   std::vector<std::optional<TimingStats>> time_together(
       const std::vector<std::pair<const KernelVariant*, const CompileResult*>>& variants, std::string& error,
       const std::string& size_name = "");
@@ -86,6 +113,12 @@ class Evaluator : public CandidateEvaluator {
   // Once per task, under worker_mutex_: memory limits of every size against the device, then
   // the tolerance calibration of every size. Throws TaskError for a manifest that cannot run.
   void prepare_checks(const nlohmann::json& reference);
+  // Times baseline and candidate and fills `result` (timings, paired speedup and its CI,
+  // throughput); false with `result` failed when timing or the timed-output check failed.
+  bool time_against_baseline(EvalResult& result, const KernelVariant& candidate, const CompileResult& compiled,
+                             int& launches);
+  // Device-to-device copy bandwidth measured now, in the worker (not the cached figure); 0 on failure.
+  double measure_copy_bandwidth_now();
 
   Task task_;
   EvalOptions options_;

@@ -30,7 +30,8 @@ std::optional<EvalStatus> parse_eval_status(const std::string& text) {
 nlohmann::json to_json(const TimingStats& stats) {
   return {{"median_ms", stats.median_ms}, {"min_ms", stats.min_ms},   {"mean_ms", stats.mean_ms},
           {"spread", stats.spread},       {"rel_ci", stats.rel_ci},   {"samples", stats.samples},
-          {"wall_ms", stats.wall_ms}};
+          {"wall_ms", stats.wall_ms},     {metric_keys::kMedianCiLowMs, stats.ci_low_ms},
+          {metric_keys::kMedianCiHighMs, stats.ci_high_ms}};
 }
 
 TimingStats timing_from_json(const nlohmann::json& json) {
@@ -42,6 +43,8 @@ TimingStats timing_from_json(const nlohmann::json& json) {
   stats.rel_ci = json.value("rel_ci", 0.0);
   stats.samples = json.value("samples", 0);
   stats.wall_ms = json.value("wall_ms", 0.0);
+  stats.ci_low_ms = json.value(metric_keys::kMedianCiLowMs, 0.0);
+  stats.ci_high_ms = json.value(metric_keys::kMedianCiHighMs, 0.0);
   return stats;
 }
 
@@ -84,11 +87,17 @@ nlohmann::json compile_stats_json(const CompileResult& compiled) {
 nlohmann::json metrics_json(const EvalResult& result) {
   nlohmann::json json = {{"status", to_string(result.status)},
                          {"message", result.message},
-                         {"speedup", result.speedup},
+                         {metric_keys::kSpeedup, result.speedup},
                          {"gbps", result.gbps},
                          {"gflops", result.gflops},
                          {"max_abs_err", result.max_abs_err},
                          {"max_rel_err", result.max_rel_err}};
+  if (result.speedup_rounds > 0) {
+    json[metric_keys::kSpeedupCiLow] = result.speedup_ci_low;
+    json[metric_keys::kSpeedupCiHigh] = result.speedup_ci_high;
+    json[metric_keys::kSpeedupRounds] = result.speedup_rounds;
+    json[metric_keys::kSpeedupSignificant] = result.speedup_ci_low > 1;
+  }
   if (result.timing) {
     json["timing"] = to_json(*result.timing);
     json["median_ms"] = result.timing->median_ms;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "util/metric_keys.h"
 #include "task/task.h"
 
 namespace kforge {
@@ -24,12 +25,15 @@ struct KernelVariant {
   std::string kernel;  // entry point; empty = the task's
 };
 
+
 struct TimingStats {
   double median_ms = 0;
   double min_ms = 0;
   double mean_ms = 0;
   double spread = 0;        // interquartile range / median
   double rel_ci = 0;        // half-width of the ~95% confidence interval of the median / median
+  double ci_low_ms = 0;     // distribution-free 95% CI of the median (binomial order statistics)
+  double ci_high_ms = 0;
   int samples = 0;
   double wall_ms = 0;       // host wall time per launch incl. full device sync (catches hidden streams)
 };
@@ -53,7 +57,10 @@ struct EvalResult {
   std::vector<SizeCheck> checks;
   std::optional<TimingStats> timing;
   std::optional<TimingStats> baseline_timing;  // measured in the same worker session
-  double speedup = 0;
+  double speedup = 0;          // median over rounds of baseline / candidate (paired, same round)
+  double speedup_ci_low = 0;   // 95% CI of that median; "faster" means speedup_ci_low > 1
+  double speedup_ci_high = 0;
+  int speedup_rounds = 0;
   double gbps = 0;
   double gflops = 0;
   double max_abs_err = 0;

@@ -21,7 +21,7 @@ std::string render_markdown(const ReportData& d) {
   if (d.best) {
     md += "| Best median | " + duration_ms(d.best->median_ms()) + " (candidate #" +
           std::to_string(d.best->id) + ", generation " + std::to_string(d.best->generation) + ") |\n";
-    md += "| Best speedup | " + speedup(d.best_speedup) + " |\n";
+    md += "| Best speedup | " + best_speedup_text(d) + " |\n";
     md += "| Best strategy | " + markdown_cell(d.best->strategy.empty() ? "-" : d.best->strategy) + " |\n";
     md += fmt::format("| Changed lines | +{} -{} |\n", d.lines_added, d.lines_removed);
   }

@@ -1,5 +1,7 @@
 #include "report/report_data.h"
 
+#include "util/metric_keys.h"
+
 #include "report/line_diff.h"
 
 #include <set>
@@ -84,6 +86,8 @@ ReportData collect_report_data(const RunStore& store, const ReportInputs& inputs
   data.best = store.best_candidate();
   if (data.best) {
     data.best_speedup = speedup_of(*data.best, data.baseline_ms);
+    data.best_speedup_ci_low = number_at(data.best->metrics, metric_keys::kSpeedupCiLow);
+    data.best_speedup_ci_high = number_at(data.best->metrics, metric_keys::kSpeedupCiHigh);
     data.lineage = store.lineage(data.best->id);
     data.best_sizes = size_rows(data.best->metrics);
     std::set<std::string> seen;

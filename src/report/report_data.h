@@ -26,6 +26,7 @@ struct ReportData {
   std::optional<double> baseline_ms;
   std::optional<CandidateRecord> best;
   std::optional<double> best_speedup;    // metrics.speedup, else baseline_ms / best median
+  std::optional<double> best_speedup_ci_low, best_speedup_ci_high;  // its 95% CI, where measured
   std::vector<CandidateRecord> lineage;  // root .. best
   std::vector<SizeRow> best_sizes;
   std::vector<std::string> size_columns;  // union of keys over best_sizes, name excluded

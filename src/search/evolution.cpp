@@ -65,6 +65,9 @@ Individual individual_from_record(const CandidateRecord& record) {
   individual.status_message = record.status_message;
   if (record.status == CandidateStatus::Correct) individual.median_ms = record.median_ms();
   individual.speedup = record.speedup().value_or(0);
+  if (const auto low = record.metrics.find(metric_keys::kSpeedupCiLow);
+      low != record.metrics.end() && low->is_number())
+    individual.speedup_ci_low = low->get<double>();
   individual.operator_name = record.operator_name;
   individual.parent_ids = record.parent_ids;
   individual.strategy = record.strategy;
@@ -290,6 +293,7 @@ void Evolution::evaluate_into(Individual& individual, const CompileResult& compi
     // the stored baseline so candidates from different sessions compare fairly.
     const double baseline_ms = baseline_ && baseline_->median_ms ? *baseline_->median_ms : result.baseline_timing->median_ms;
     individual.speedup = result.speedup;
+    individual.speedup_ci_low = result.speedup_ci_low;
     individual.median_ms = baseline_ms / result.speedup;
   }
   CandidateResult stored;
@@ -322,7 +326,11 @@ void Evolution::select_survivors() {
                                 evaluator_.task().kernel.language);
 }
 
+// The fastest candidate whose speedup is significant (CI above 1); else the baseline: a
+// faster median inside the noise is not reported as an improvement.
 std::optional<Individual> Evolution::best() const {
+  if (const Individual* improvement = best_improvement(history_)) return *improvement;
+  if (baseline_ && is_selectable(*baseline_)) return *baseline_;
   const auto by_speed = ranked(history_);
   if (by_speed.empty()) return std::nullopt;
   return *by_speed.front();

@@ -29,7 +29,7 @@ struct EvolutionSettings {
 };
 
 struct EvolutionOutcome {
-  std::optional<Individual> best;       // fastest correct candidate (may be the baseline)
+  std::optional<Individual> best;       // fastest significantly faster candidate, else the baseline
   std::optional<Individual> baseline;
   int generations_completed = 0;
   std::string stop_reason;

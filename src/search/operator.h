@@ -25,6 +25,7 @@ struct Individual {
   std::string status_message;
   std::optional<double> median_ms;  // correct candidates only
   double speedup = 0;
+  double speedup_ci_low = 0;        // low end of the speedup's 95% CI (0: unknown)
   std::string operator_name;
   std::vector<std::int64_t> parent_ids;
   std::string strategy;

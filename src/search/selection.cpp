@@ -29,6 +29,16 @@ std::vector<const Individual*> selectable_of(const std::vector<Individual>& pool
 
 }  // namespace
 
+bool significantly_faster(const Individual& individual) {
+  return is_selectable(individual) && individual.speedup_ci_low > 1;
+}
+
+const Individual* best_improvement(const std::vector<Individual>& pool) {
+  for (const Individual* individual : ranked(pool))
+    if (significantly_faster(*individual)) return individual;
+  return nullptr;
+}
+
 std::vector<const Individual*> ranked(const std::vector<Individual>& pool) {
   std::vector<const Individual*> selectable = selectable_of(pool);
   std::sort(selectable.begin(), selectable.end(), [](const Individual* a, const Individual* b) { return fitter(*a, *b); });

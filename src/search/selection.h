@@ -14,6 +14,15 @@ bool is_selectable(const Individual& individual);
 // Whether `a` is fitter than `b` (faster; ties go to the older individual, the lower id).
 bool fitter(const Individual& a, const Individual& b);
 
+// Faster than the baseline for the purpose of claiming an improvement: the whole 95% CI of
+// its speedup (paired rounds against the baseline) is above 1. Ranking still uses medians;
+// a faster median inside the noise is not an improvement.
+bool significantly_faster(const Individual& individual);
+
+// The best improvement: the fittest selectable individual that is significantly faster than
+// the baseline; nullptr when none is.
+const Individual* best_improvement(const std::vector<Individual>& pool);
+
 // The selectable individuals, fittest first.
 std::vector<const Individual*> ranked(const std::vector<Individual>& pool);
 

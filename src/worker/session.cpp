@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <random>
 
 #include "eval/check_inputs.h"
 #include "eval/check_tolerance.h"
@@ -17,11 +16,6 @@
 namespace kforge {
 namespace {
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 ParamValues params_from_json(const json& object) {
   ParamValues params;
@@ -325,82 +319,6 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
   return result;
 }
 
-json WorkerSession::time(const json& request) {
-  const Task& t = task(request.at("manifest"));
-  const ProblemSize& size = find_size(t, request.at("size"));
-  const TimingConfig config{request.value("warmup_ms", 20.0), request.value("min_samples", 10),
-                            request.value("max_samples", 2000), request.value("max_seconds", 2.0),
-                            request.value("target_rel_ci", 0.01), request.value("flush_cache", true)};
-  const std::uint64_t seed = request.value("seed", std::uint64_t{1});
-
-  struct Timed {
-    std::string id;
-    LoadedVariant variant;
-    ArgBinding binding;
-    LaunchDims dims;
-    std::vector<double> samples;
-    std::vector<double> wall;
-  };
-  std::vector<Timed> timed;
-  std::vector<HostBuffer> host;  // shared by variants whose argument sizes agree
-  for (const auto& v : request.at("variants")) {
-    Timed entry;
-    entry.id = v.at("id");
-    entry.variant = load_variant(v);
-    const Bindings bindings = bindings_for(t, size, entry.variant.params);
-    bool same_shapes = !host.empty();
-    for (std::size_t i = 0; same_shapes && i < t.args.size(); ++i)
-      same_shapes = t.args[i].role == ArgRole::Scalar || element_count(t.args[i], bindings) == host[i].count;
-    if (!same_shapes) host = make_host_args(t, bindings, seed);
-    entry.binding = bind_args(*device_, t, bindings, host);
-    entry.dims = launch_dims(t, bindings);
-    timed.push_back(std::move(entry));
-  }
-
-  // Warm-up: module load, first-touch and clock ramp-up stay out of the numbers.
-  for (auto& entry : timed) {
-    const auto start = Clock::now();
-    for (int i = 0; i < 3 || ms_since(start) < config.warmup_ms / static_cast<double>(timed.size()); ++i) {
-      device_->launch(entry.variant.kernel, entry.binding.args, entry.dims);
-      device_->synchronize();
-      if (i > 1000) break;
-    }
-  }
-
-  // Interleaved rounds in random order, so drift (clocks, temperature) hits all variants alike.
-  std::mt19937_64 rng(seed);
-  std::vector<std::size_t> order(timed.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const auto start = Clock::now();
-  for (int round = 0; round < config.max_samples; ++round) {
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t index : order) {
-      Timed& entry = timed[index];
-      if (config.flush_cache) device_->flush_cache();
-      entry.samples.push_back(device_->launch_timed(entry.variant.kernel, entry.binding.args, entry.dims));
-      if (round % 8 == 0) {
-        // Host wall time with a full device sync: exposes work hidden on other streams.
-        device_->synchronize();
-        const auto wall_start = Clock::now();
-        device_->launch(entry.variant.kernel, entry.binding.args, entry.dims);
-        device_->synchronize();
-        entry.wall.push_back(ms_since(wall_start));
-      }
-    }
-    const bool all_precise = std::all_of(timed.begin(), timed.end(), [&](const Timed& e) {
-      return precise_enough(summarize(e.samples), config);
-    });
-    if (all_precise || ms_since(start) > config.max_seconds * 1000.0) break;
-  }
-
-  json results = json::array();
-  for (auto& entry : timed) {
-    TimingStats stats = summarize(entry.samples);
-    stats.wall_ms = summarize(entry.wall).min_ms;  // the fastest: one preempted launch is not hidden work
-    results.push_back({{"id", entry.id}, {"stats", to_json(stats)}});
-    release_args(*device_, entry.binding);
-  }
-  return {{"ok", true}, {"results", results}};
-}
+// WorkerSession::time is in time_op.cpp.
 
 }  // namespace kforge

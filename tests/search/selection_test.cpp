@@ -11,6 +11,26 @@ namespace {
 using testing::failed;
 using testing::timed;
 
+// Ranking uses medians, but an improvement is claimed only when the speedup's CI is above 1.
+TEST(Significance, TheBestImprovementNeedsItsIntervalAboveOne) {
+  Individual noise_win = timed(2, 0.9);  // fastest median, but its CI includes 1
+  noise_win.speedup = 1.11;
+  noise_win.speedup_ci_low = 0.97;
+  Individual real_win = timed(3, 0.95);
+  real_win.speedup = 1.05;
+  real_win.speedup_ci_low = 1.02;
+  Individual unknown = timed(4, 0.5);  // no interval (an older record): not an improvement
+  unknown.speedup = 2;
+  std::vector<Individual> pool{timed(1, 1.0), noise_win, real_win, unknown};
+  EXPECT_EQ(ranked(pool).front()->id, 4);  // medians still rank
+  EXPECT_FALSE(significantly_faster(noise_win));
+  EXPECT_FALSE(significantly_faster(unknown));
+  EXPECT_TRUE(significantly_faster(real_win));
+  ASSERT_NE(best_improvement(pool), nullptr);
+  EXPECT_EQ(best_improvement(pool)->id, 3);
+  EXPECT_EQ(best_improvement({timed(1, 1.0), noise_win}), nullptr);
+}
+
 TEST(Tournament, NeverPicksFailures) {
   std::vector<Individual> pool{failed(1), failed(2, EvalStatus::CompileError), timed(3, 5.0), failed(4, EvalStatus::Timeout)};
   std::mt19937_64 rng(1);

@@ -107,6 +107,12 @@ class CudaDevice final : public Device {
     if (bytes) check(api().cuMemcpyDtoH_(host, buffer.user(), bytes), "cuMemcpyDtoH");
   }
 
+  void fill(BufferId id, std::uint8_t value) override {
+    bind();
+    const Buffer& buffer = find_buffer(id);
+    if (buffer.bytes) check(api().cuMemsetD8Async_(buffer.user(), value, buffer.bytes, stream_), "cuMemsetD8Async");
+  }
+
   bool guards_intact(BufferId id) override {
     bind();
     const Buffer& buffer = find_buffer(id);

@@ -139,6 +139,14 @@ class OpenClDevice final : public Device {
           "clEnqueueReadBuffer", true);
   }
 
+  void fill(BufferId id, std::uint8_t value) override {
+    const Buffer& buffer = find_buffer(id);
+    if (!buffer.bytes) return;
+    const cl_uchar pattern = value;
+    check(clEnqueueFillBuffer(queue_, buffer.user, &pattern, sizeof(pattern), 0, buffer.bytes, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer(poison)", true);
+  }
+
   bool guards_intact(BufferId id) override {
     const Buffer& buffer = find_buffer(id);
     const auto canary = guard_canary(buffer.guard);
