@@ -173,6 +173,7 @@ void WorkerProcess::spawn() {
   ::close(from_child[1]);
   ::close(setup_error[1]);
   pid_ = pid;
+  group_ = pid;
   to_worker_ = to_child[1];
   from_worker_ = from_child[0];
   buffer_.clear();
@@ -327,6 +328,9 @@ void WorkerProcess::kill() {
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
+  // A worker that exited politely may have left children in its group: they go too.
+  if (group_ > 0) ::kill(-group_, SIGKILL);
+  group_ = -1;
   if (cgroup_) cgroup_->remove();  // kills anything that left the process group
   if (to_worker_ >= 0) ::close(to_worker_);
   if (from_worker_ >= 0) ::close(from_worker_);

@@ -85,6 +85,7 @@ class WorkerProcess {
   int device_index_;
   WorkerLimits limits_;
   pid_t pid_ = -1;
+  pid_t group_ = -1;  // the worker's process group, killed even after a polite exit
   int to_worker_ = -1;
   int from_worker_ = -1;
   std::string buffer_;

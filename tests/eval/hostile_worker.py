@@ -35,7 +35,7 @@ def daemon(marker):
     if pid == 0:
         os.setsid()
         if os.fork() == 0:
-            os.execv("/bin/sleep", ["/bin/sleep", "1000", marker])
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(1000)", marker])
         os._exit(0)
     os.waitpid(pid, 0)
     return "started"
