@@ -478,6 +478,10 @@ void SandboxLaunch::exec_in_child(int error_fd) const {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::signal(SIGPIPE, SIG_DFL);
+  // The stub and the init never exec, so O_CLOEXEC does not protect kforge's descriptors
+  // from them (a run.lock held open would outlive kforge): close all but stdio and error_fd.
+  if (error_fd > 3) ::syscall(SYS_close_range, 3u, static_cast<unsigned>(error_fd - 1), 0u);
+  ::syscall(SYS_close_range, static_cast<unsigned>(error_fd + 1), ~0u, 0u);
   if (!cgroup_procs_.empty()) {
     const int fd = ::open(cgroup_procs_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0 || ::write(fd, "0", 1) != 1) fail(error_fd, "join the cgroup", cgroup_procs_.c_str());

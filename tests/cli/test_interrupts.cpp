@@ -149,7 +149,7 @@ TEST_P(Interrupt, StopsWorkersMarksTheRunAndResumes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM),
-                         [](const auto& info) { return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM"); });
+                         [](const auto& param_info) { return std::string(param_info.param == SIGINT ? "SIGINT" : "SIGTERM"); });
 
 TEST(RunLock, SecondWriterIsRefusedAndSigkillReleasesTheLock) {
   std::string why;
