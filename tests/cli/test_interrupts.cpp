@@ -135,8 +135,15 @@ TEST_P(Interrupt, StopsWorkersMarksTheRunAndResumes) {
   ASSERT_TRUE(WIFEXITED(status)) << output;
   EXPECT_EQ(WEXITSTATUS(status), 128 + signal_number) << output;
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Gone, or a zombie (dead, only waiting for the container's init to reap it).
+  auto alive = [](pid_t pid) {
+    const std::string stat = read_all("/proc/" + std::to_string(pid) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+  };
   for (const pid_t pid : workers)
-    EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(pid))) << "worker process " << pid << " left";
+    EXPECT_FALSE(alive(pid))
+        << "worker process " << pid << " left: " << read_all("/proc/" + std::to_string(pid) + "/stat");
   for (const auto& folder : folders) EXPECT_FALSE(std::filesystem::exists(folder)) << folder << " left";
   EXPECT_NE(output.find("kforge optimize --resume " + run_dir.string()), std::string::npos) << output;
   EXPECT_EQ(RunStore::open_read_only(run_dir).status(), "interrupted");
