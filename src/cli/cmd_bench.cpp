@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/interrupts.h"
 #include "cli/task_options.h"
 #include "eval/plausibility.h"
 #include "eval/timing.h"
@@ -67,6 +68,7 @@ Action add_bench(CLI::App& app) {
   sub->add_flag("--json", args->json, "Machine-readable output");
   add_eval_flags(*sub, args->eval);
   return [args] {
+    install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
     int failures = 0;
     nlohmann::json all = nlohmann::json::array();
     for (Task& task : load_tasks(args->path)) {

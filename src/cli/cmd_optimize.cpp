@@ -4,11 +4,13 @@
 #include <random>
 
 #include "cli/commands.h"
+#include "cli/interrupts.h"
 #include "cli/optimize_pipeline.h"
 #include "cli/task_options.h"
 #include "task/detect.h"
 #include "task/manifest_search.h"
 #include "util/log.h"
+#include "util/secrets.h"
 
 namespace kforge::cli {
 namespace {
@@ -101,8 +103,9 @@ int resume(const OptimizeArgs& args) {
   if (resumed.llm_budget_tokens <= 0) resumed.llm_budget_tokens = llm_options.value("tokens", std::int64_t{0});
   resumed.llm_only = resumed.llm_only || llm_options.value("llm_only", false);
   store.set_status("running");
+  const InterruptibleRun interruptible(store);
   const auto summary = optimize_task(task, store, options_from(resumed, task, settings.seed));
-  if (args.json) fmt::print("{}\n", summary.dump(2));
+  if (args.json) fmt::print("{}\n", redact_secrets(summary.dump(2)));
   return 0;
 }
 
@@ -127,6 +130,7 @@ Action add_optimize(CLI::App& app) {
   sub->add_flag("--no-counters", args->no_counters, "Profile with the analytic roofline only (no ncu)");
   add_eval_flags(*sub, args->eval);
   return [args] {
+    install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
     if (!args->resume.empty()) return resume(*args);
     if (args->path.empty()) throw std::runtime_error("optimize: give a kernel file or folder, or --resume RUN_DIR");
     const std::uint64_t seed = args->seed ? args->seed : std::random_device{}();
@@ -138,6 +142,7 @@ Action add_optimize(CLI::App& app) {
                                        {"tokens", args->llm_budget_tokens},
                                        {"llm_only", args->llm_only}});
       log::info("task {} -> {}", task.name, store.run_dir().string());
+      const InterruptibleRun interruptible(store);
       try {
         summaries.push_back(optimize_task(task, store, options_from(*args, task, seed)));
       } catch (const std::exception& e) {
@@ -147,7 +152,7 @@ Action add_optimize(CLI::App& app) {
         summaries.push_back({{"task", task.name}, {"error", e.what()}, {"run_dir", store.run_dir().string()}});
       }
     }
-    if (args->json) fmt::print("{}\n", summaries.dump(2));
+    if (args->json) fmt::print("{}\n", redact_secrets(summaries.dump(2)));
     return std::all_of(summaries.begin(), summaries.end(), [](const auto& s) { return !s.contains("error"); }) ? 0 : 1;
   };
 }

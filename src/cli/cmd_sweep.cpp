@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/interrupts.h"
 #include "cli/task_options.h"
 #include "search/param_space.h"
 #include "util/log.h"
@@ -50,6 +51,7 @@ Action add_sweep(CLI::App& app) {
   sub->add_flag("--json", args->json, "Machine-readable output");
   add_eval_flags(*sub, args->eval);
   return [args] {
+    install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
     nlohmann::json all = nlohmann::json::array();
     for (const Task& task : load_tasks(args->path)) {
       Evaluator evaluator(task, eval_options(args->eval, task.kernel.language));

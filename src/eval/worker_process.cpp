@@ -14,7 +14,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <mutex>
+
 #include "backend/python/python_env.h"
+#include "eval/sandbox.h"
+#include "util/secrets.h"
 #include "util/trace.h"
 
 namespace kforge {
@@ -35,7 +42,67 @@ void write_all(int fd, const std::string& data) {
     written += static_cast<std::size_t>(n);
   }
 }
+
+// Every live worker of this process, for kill_all_live_workers() (interrupts).
+struct LiveWorker {
+  pid_t pid = -1;
+  std::filesystem::path folder;
+  std::filesystem::path cgroup;
+};
+std::mutex g_live_mutex;
+std::map<const void*, LiveWorker> g_live;
+
+void register_live(const void* owner, LiveWorker worker) {
+  std::lock_guard lock(g_live_mutex);
+  g_live[owner] = std::move(worker);
+}
+void unregister_live(const void* owner) {
+  std::lock_guard lock(g_live_mutex);
+  g_live.erase(owner);
+}
 }  // namespace
+
+std::string WorkerCleanup::describe() const {
+  std::string text;
+  if (leftover_processes > 0)
+    text += std::to_string(leftover_processes) + " leftover process" + (leftover_processes == 1 ? "" : "es") +
+            " killed";
+  if (fork_refusals > 0)
+    text += (text.empty() ? "" : "; ") + std::to_string(fork_refusals) + " fork" + (fork_refusals == 1 ? "" : "s") +
+            " refused by the process limit";
+  return text;
+}
+
+void WorkerProcess::kill_all_live_workers() {
+  std::lock_guard lock(g_live_mutex);
+  for (auto& [owner, worker] : g_live) {
+    if (worker.pid > 0) {
+      ::kill(-worker.pid, SIGKILL);
+      ::kill(worker.pid, SIGKILL);
+    }
+  }
+  for (auto& [owner, worker] : g_live) {
+    if (worker.pid > 0) ::waitpid(worker.pid, nullptr, 0);
+    if (!worker.cgroup.empty()) {
+      // Whatever escaped the group (a setsid daemon without a PID namespace) dies here.
+      for (int round = 0; round < 1000; ++round) {
+        std::ifstream procs(worker.cgroup / "cgroup.procs");
+        long pid = 0;
+        bool any = false;
+        while (procs >> pid) {
+          ::kill(static_cast<pid_t>(pid), SIGKILL);
+          any = true;
+        }
+        if (!any) break;
+        ::usleep(2000);
+      }
+      ::rmdir(worker.cgroup.c_str());
+    }
+    std::error_code ignored;
+    if (!worker.folder.empty()) std::filesystem::remove_all(worker.folder, ignored);
+  }
+  g_live.clear();
+}
 
 std::filesystem::path WorkerProcess::default_executable() {
   if (const char* env = std::getenv("KFORGE_WORKER"); env && *env) return env;
@@ -54,46 +121,77 @@ WorkerProcess::WorkerProcess(std::filesystem::path executable, Language language
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker must surface as an error, not kill us
 }
 
+WorkerProcess::WorkerProcess(std::vector<std::string> command, WorkerLimits limits)
+    : executable_(command.empty() ? std::filesystem::path() : std::filesystem::path(command.front())),
+      language_(Language::OpenCL),
+      device_index_(0),
+      limits_(limits),
+      explicit_command_(std::move(command)) {
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
 WorkerProcess::~WorkerProcess() { stop(); }
+
+std::vector<std::string> WorkerProcess::command() const {
+  if (!explicit_command_.empty()) return explicit_command_;
+  // Triton and PyTorch tasks run in the Python worker, which speaks the same protocol.
+  if (is_python_language(language_)) return python_worker_command(language_, device_index_);
+  return {executable_.string(), "--backend", to_string(language_), "--device", std::to_string(device_index_)};
+}
 
 void WorkerProcess::spawn() {
   char pattern[] = "/tmp/kforge-worker-XXXXXX";
   if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("cannot create worker temp folder in /tmp");
   sandbox_dir_ = pattern;
-  int to_child[2], from_child[2];
-  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
+  int to_child[2], from_child[2], setup_error[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0 ||
+      ::pipe2(setup_error, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  // Triton and PyTorch tasks run in the Python worker, which speaks the same protocol.
-  const std::vector<std::string> command =
-      is_python_language(language_)
-          ? python_worker_command(language_, device_index_)
-          : std::vector<std::string>{executable_.string(), "--backend", to_string(language_), "--device",
-                                     std::to_string(device_index_)};
-  std::vector<char*> argv;
-  for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
-  argv.push_back(nullptr);
+  SandboxPolicy policy;
+  policy.isolate_network = limits_.isolate_network;
+  policy.read_only_filesystem = policy.own_pid_namespace = policy.drop_capabilities = limits_.sandbox;
+  policy.max_processes = limits_.max_processes;
+  cgroup_ = std::make_unique<ProcessCgroup>();
+  if (limits_.sandbox) cgroup_->create(limits_.max_processes);
+  // Prepared here: after fork() the child may only make async-signal-safe calls.
+  const SandboxLaunch launch(command(), sandbox_dir_, policy, cgroup_->active() ? cgroup_->procs_file() : "");
+  own_processes_ = launch.uses_pid_namespace() ? 3 : 1;
+  last_cleanup_ = {};
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);  // own process group: a timeout kills everything the worker started
     ::dup2(to_child[0], STDIN_FILENO);
     ::dup2(from_child[1], STDOUT_FILENO);
-    if (::chdir(sandbox_dir_.c_str()) != 0) ::_exit(126);
-    ::setenv("TMPDIR", sandbox_dir_.c_str(), 1);
     set_limit(RLIMIT_CORE, 0);
     set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(limits_.file_size_bytes));
     if (limits_.memory_bytes > 0) set_limit(RLIMIT_AS, static_cast<rlim_t>(limits_.memory_bytes));
-    if (limits_.isolate_network) ::unshare(CLONE_NEWNET);  // fails harmlessly without privileges
-    ::execvp(argv[0], argv.data());
-    ::_exit(127);
+    launch.exec_in_child(setup_error[1]);
   }
   ::setpgid(pid, pid);
   ::close(to_child[0]);
   ::close(from_child[1]);
+  ::close(setup_error[1]);
   pid_ = pid;
+  group_ = pid;
   to_worker_ = to_child[1];
   from_worker_ = from_child[0];
   buffer_.clear();
+  register_live(this, {pid_, sandbox_dir_, cgroup_->active() ? cgroup_->dir() : std::filesystem::path()});
+  // The error pipe closes when the worker execs (or when setup fails, after saying why).
+  std::string setup_failure;
+  char chunk[512];
+  for (ssize_t n; (n = ::read(setup_error[0], chunk, sizeof chunk)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    setup_failure.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(setup_error[0]);
+  if (!setup_failure.empty()) {
+    kill();
+    while (!setup_failure.empty() && setup_failure.back() == '\n') setup_failure.pop_back();
+    throw std::runtime_error("worker " + executable_.string() + " could not enter its sandbox: " + setup_failure);
+  }
 }
 
 void WorkerProcess::ensure_started() {
@@ -106,10 +204,10 @@ void WorkerProcess::ensure_started() {
     kill();
     throw WorkerUnavailable("worker " + executable_.string() + " did not start: " + why);
   }
-  const auto hello = nlohmann::json::parse(line, nullptr, false);
+  const auto hello = nlohmann::json::parse(redact_secrets(line), nullptr, false);
   if (hello.is_discarded() || !hello.value("ok", false)) {
     kill();
-    throw WorkerUnavailable(hello.is_discarded() ? "worker sent a malformed greeting: " + line
+    throw WorkerUnavailable(hello.is_discarded() ? "worker sent a malformed greeting: " + redact_secrets(line)
                                                  : hello.value("error", std::string("worker failed to start")));
   }
 }
@@ -177,15 +275,18 @@ WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout
       reply.message = death_description();
     }
     kill();
+    if (const std::string cleanup = last_cleanup_.describe(); !cleanup.empty()) reply.message += " (" + cleanup + ")";
     return reply;
   }
-  reply.body = nlohmann::json::parse(line, nullptr, false);
+  // Text from the sandbox: a candidate that learnt a key must not get it stored or sent on.
+  reply.body = nlohmann::json::parse(redact_secrets(std::move(line)), nullptr, false);
   if (reply.body.is_discarded()) {
     reply.kind = WorkerReply::Kind::Crashed;
     reply.message = "worker sent a malformed reply";
     kill();
     return reply;
   }
+  reply.body = redact_secrets_json(std::move(reply.body));
   if (!reply.body.value("ok", false)) {
     reply.kind = WorkerReply::Kind::Error;
     reply.message = reply.body.value("error", std::string("unknown worker error"));
@@ -195,8 +296,16 @@ WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout
   return reply;
 }
 
+void WorkerProcess::take_census() {
+  if (!cgroup_ || !cgroup_->active()) return;
+  last_cleanup_.leftover_processes =
+      std::max(0, static_cast<int>(cgroup_->processes().size()) - own_processes_);
+  last_cleanup_.fork_refusals = cgroup_->fork_refusals();
+}
+
 void WorkerProcess::stop() {
   if (pid_ > 0) {
+    take_census();
     try {
       write_all(to_worker_, "{\"op\":\"exit\"}\n");
     } catch (const std::exception&) {
@@ -211,11 +320,18 @@ void WorkerProcess::stop() {
 
 void WorkerProcess::kill() {
   if (pid_ > 0) {
+    // Count what is alive besides the worker's own processes (itself, and with a PID
+    // namespace its outside stub and the namespace's init) before everything dies.
+    take_census();
     ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
+  // A worker that exited politely may have left children in its group: they go too.
+  if (group_ > 0) ::kill(-group_, SIGKILL);
+  group_ = -1;
+  if (cgroup_) cgroup_->remove();  // kills anything that left the process group
   if (to_worker_ >= 0) ::close(to_worker_);
   if (from_worker_ >= 0) ::close(from_worker_);
   to_worker_ = from_worker_ = -1;
@@ -224,6 +340,7 @@ void WorkerProcess::kill() {
     std::filesystem::remove_all(sandbox_dir_, ignored);
     sandbox_dir_.clear();
   }
+  unregister_live(this);
 }
 
 }  // namespace kforge

@@ -1,6 +1,8 @@
 // Orchestrator's handle on one sandboxed worker process (see src/worker): spawns it with
-// resource limits in its own process group and temp folder, exchanges JSON lines with a
-// wall-clock timeout, and reports how it died when it does.
+// resource limits in its own process group and temp folder, inside the sandbox of
+// eval/sandbox.h (scrubbed environment, read-only filesystem, own PID namespace, process
+// limit), exchanges JSON lines with a wall-clock timeout, reports how it died when it does,
+// and redacts configured secrets from everything it reads back.
 #pragma once
 
 #include <sys/types.h>
@@ -8,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +24,16 @@ struct WorkerLimits {
   std::int64_t memory_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA reserves huge address ranges)
   std::int64_t file_size_bytes = std::int64_t{1} << 30;
   bool isolate_network = true;       // own network namespace where the system allows it
+  bool sandbox = true;               // filesystem, PID namespace, capabilities (eval/sandbox.h)
+  int max_processes = 0;             // cgroup pids.max (threads count); 0: default_max_processes()
+};
+
+// What stopping a worker found: processes still alive besides the worker's own (daemons,
+// fork-bomb children; all killed) and forks the process limit refused.
+struct WorkerCleanup {
+  int leftover_processes = 0;
+  long fork_refusals = 0;
+  std::string describe() const;  // "" when there was nothing to say
 };
 
 // The worker could not be started at all (missing binary, no device, broken driver): a fault of
@@ -36,9 +49,13 @@ struct WorkerReply {
   bool context_lost = false;
 };
 
+class ProcessCgroup;
+
 class WorkerProcess {
  public:
   WorkerProcess(std::filesystem::path executable, Language language, int device_index, WorkerLimits limits);
+  // Any other program speaking the protocol (e.g. a compile-only helper), same sandbox.
+  WorkerProcess(std::vector<std::string> command, WorkerLimits limits);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -51,6 +68,13 @@ class WorkerProcess {
   void kill();   // SIGKILL the whole process group at once
   pid_t pid() const { return pid_; }
   const std::filesystem::path& sandbox_dir() const { return sandbox_dir_; }
+  // What the last kill()/stop() found and killed.
+  const WorkerCleanup& last_cleanup() const { return last_cleanup_; }
+
+  // For SIGINT/SIGTERM: SIGKILLs every live worker of this process (groups, namespaces,
+  // cgroups) and removes their temp folders. Safe to call from any thread; the WorkerProcess
+  // objects must not be used afterwards (the caller is about to exit).
+  static void kill_all_live_workers();
 
   // Path of kforge-worker: $KFORGE_WORKER, else beside the running executable.
   static std::filesystem::path default_executable();
@@ -60,16 +84,23 @@ class WorkerProcess {
   ReadOutcome read_line(std::string& line, double timeout_s);
   std::string death_description();
   void spawn();
+  std::vector<std::string> command() const;
+  void take_census();  // fills last_cleanup_ from the cgroup, before the kill
 
   std::filesystem::path executable_;
   Language language_;
   int device_index_;
   WorkerLimits limits_;
   pid_t pid_ = -1;
+  pid_t group_ = -1;  // the worker's process group, killed even after a polite exit
   int to_worker_ = -1;
   int from_worker_ = -1;
   std::string buffer_;
   std::filesystem::path sandbox_dir_;
+  std::vector<std::string> explicit_command_;
+  std::unique_ptr<ProcessCgroup> cgroup_;
+  WorkerCleanup last_cleanup_;
+  int own_processes_ = 1;  // processes of the worker itself in its cgroup
 };
 
 }  // namespace kforge

@@ -9,6 +9,7 @@
 #include "llm/http_client.h"
 #include "llm/openai_format.h"
 #include "util/log.h"
+#include "util/secrets.h"
 
 namespace kforge::llm {
 namespace {
@@ -35,15 +36,14 @@ HttpLlmProvider::HttpLlmProvider(ProviderConfig config, std::unique_ptr<WireForm
       ledger_(config_.options.budget),
       rng_(std::random_device{}()) {
   if (config_.base_url.empty()) config_.base_url = format_->default_base_url();
+  register_secret(config_.api_key);  // wherever the key came from, it is redacted everywhere
 }
 
 std::string HttpLlmProvider::redact(std::string text) const {
   const std::string& key = config_.api_key;
-  if (key.empty()) return text;
-  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
-    text.replace(at, key.size(), "[REDACTED]");
-  }
-  return text;
+  if (!key.empty())
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at)) text.replace(at, key.size(), kRedacted);
+  return redact_secrets(std::move(text));
 }
 
 std::chrono::milliseconds HttpLlmProvider::next_delay(
@@ -118,8 +118,9 @@ LlmResponse HttpLlmProvider::complete_unguarded(const LlmRequest& request, LlmEx
   HttpRequest http;
   http.url = format_->endpoint(config_.base_url);
   http.headers = format_->headers(config_.api_key);
-  http.body = format_->request_body(config_.model, request)
-                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Prompts carry compile logs and worker messages: no configured secret goes to the server.
+  http.body = redact(redact_secrets_json(format_->request_body(config_.model, request))
+                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   http.connect_timeout = config_.options.connect_timeout;
   http.total_timeout = config_.options.request_timeout;
   http.max_response_bytes = config_.options.max_body_bytes();

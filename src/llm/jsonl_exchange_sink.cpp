@@ -4,6 +4,7 @@
 #include <string>
 
 #include "util/log.h"
+#include "util/secrets.h"
 
 namespace kforge::llm {
 
@@ -71,8 +72,9 @@ JsonlExchangeSink::JsonlExchangeSink(const std::filesystem::path& path) : path_(
 
 void JsonlExchangeSink::record(const LlmExchange& exchange) {
   // Invalid UTF-8 in a reply must not make dump() throw: replace it instead.
-  const std::string line =
-      exchange_to_json(exchange).dump(-1, ' ', false, json::error_handler_t::replace);
+  // Every configured secret is removed, whatever field it hides in.
+  const std::string line = redact_secrets(
+      redact_secrets_json(exchange_to_json(exchange)).dump(-1, ' ', false, json::error_handler_t::replace));
   std::lock_guard lock(mutex_);
   out_ << line << '\n';
   out_.flush();  // a crash loses at most the exchange being written

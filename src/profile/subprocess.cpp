@@ -18,6 +18,10 @@ using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, int output_fd) {
   ::setpgid(0, 0);
+  sigset_t none;  // kforge blocks SIGINT/SIGTERM for its signal thread; exec would keep that
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
   ::dup2(output_fd, STDOUT_FILENO);
   ::dup2(output_fd, STDERR_FILENO);
   const int null_fd = ::open("/dev/null", O_RDONLY);

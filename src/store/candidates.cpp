@@ -105,12 +105,12 @@ std::int64_t RunStore::insert_candidate(const CandidateRecord& r) {
     insert.bind(1, r.generation);
     insert.bind(2, r.operator_name);
     insert.bind(3, nlohmann::json(r.parent_ids).dump());
-    insert.bind(4, r.source);
+    store_sql::bind_text(insert, 4, r.source);
     insert.bind(5, hash);
     insert.bind(6, nlohmann::json(r.params).dump());
     insert.bind(7, nlohmann::json(r.compile_options).dump());
-    insert.bind(8, r.strategy);
-    insert.bind(9, r.rationale);
+    store_sql::bind_text(insert, 8, r.strategy);
+    store_sql::bind_text(insert, 9, r.rationale);
     insert.exec();
     return impl_->db.getLastInsertRowid();
   });
@@ -122,7 +122,7 @@ void RunStore::update_candidate_status(std::int64_t id, CandidateStatus status,
     SQLite::Statement update(impl_->db,
                              "UPDATE candidates SET status = ?, status_message = ? WHERE id = ?");
     update.bind(1, to_string(status));
-    update.bind(2, message);
+    store_sql::bind_text(update, 2, message);
     update.bind(3, id);
     update.exec();
     expect_one_row(impl_->db, id);
@@ -137,13 +137,13 @@ void RunStore::update_candidate_result(std::int64_t id, const CandidateResult& r
                     "compile_stats = ?, metrics = ?, median_ms = ?, profile = ?, analysis = ?, "
                     "evaluated_at = ") + kNow + " WHERE id = ?");
     update.bind(1, to_string(r.status));
-    update.bind(2, r.status_message);
-    update.bind(3, r.compile_log);
+    store_sql::bind_text(update, 2, r.status_message);
+    store_sql::bind_text(update, 3, r.compile_log);
     bind_json(update, 4, r.compile_stats);
     bind_json(update, 5, r.metrics);
     store_sql::bind_optional(update, 6, median_of(r.metrics));
     bind_json(update, 7, r.profile);
-    update.bind(8, r.analysis);
+    store_sql::bind_text(update, 8, r.analysis);
     update.bind(9, id);
     update.exec();
     expect_one_row(impl_->db, id);
@@ -163,7 +163,7 @@ void RunStore::set_candidate_profile(std::int64_t id, const nlohmann::json& prof
 void RunStore::set_candidate_analysis(std::int64_t id, const std::string& analysis) {
   impl_->locked("writing", [&] {
     SQLite::Statement update(impl_->db, "UPDATE candidates SET analysis = ? WHERE id = ?");
-    update.bind(1, analysis);
+    store_sql::bind_text(update, 1, analysis);
     update.bind(2, id);
     update.exec();
     expect_one_row(impl_->db, id);

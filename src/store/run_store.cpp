@@ -46,9 +46,10 @@ RunStore RunStore::create(const std::filesystem::path& run_dir) {
   if (ec) throw StoreError(run_dir.string() + ": cannot create the run folder (" + ec.message() + ")");
   if (std::filesystem::exists(db_path))
     throw StoreError(run_dir.string() + ": already holds a run.db; resume it or pick a new folder");
+  auto lock = std::make_unique<RunLock>(run_dir);
   try {
-    auto impl = std::make_unique<Impl>(run_dir, db_path,
-                                       SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    auto impl = std::make_unique<Impl>(run_dir, db_path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                       std::move(lock));
     impl->db.setBusyTimeout(kBusyTimeoutMs);
     configure(impl->db, false);
     store_schema::create(impl->db);
@@ -73,9 +74,11 @@ RunStore RunStore::open_with(const std::filesystem::path& run_dir, bool read_onl
   if (!std::filesystem::is_regular_file(db_path))
     throw StoreError(run_dir.string() + ": not a kforge run folder (no run.db); "
                      "pass a folder made by kforge optimize");
+  // One writer at a time: a second resume of this folder is refused here, before any write.
+  auto lock = read_only ? nullptr : std::make_unique<RunLock>(run_dir);
   try {
-    auto impl = std::make_unique<Impl>(
-        run_dir, db_path, read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE);
+    auto impl = std::make_unique<Impl>(run_dir, db_path, read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE,
+                                       std::move(lock));
     impl->db.setBusyTimeout(kBusyTimeoutMs);
     // Verify before configuring: switching a foreign file to WAL would modify it.
     store_schema::verify(impl->db, run_dir);
@@ -100,7 +103,7 @@ void put_setting(SQLite::Database& db, const std::string& key, const nlohmann::j
   SQLite::Statement insert(db, "INSERT INTO settings(key, value) VALUES (?, ?) "
                                "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
   insert.bind(1, key);
-  insert.bind(2, value.dump());
+  insert.bind(2, redact_secrets_json(value).dump());  // never NULL: "null" is a value
   insert.exec();
 }
 }  // namespace
@@ -172,6 +175,17 @@ RunSettings RunStore::read_settings() const {
 
 void RunStore::set_status(const std::string& status) { set_setting("status", status); }
 
+void RunStore::mark_interrupted_and_hold() {
+  // Taken and never given back: no thread writes after this (the process is about to exit,
+  // and an interrupted evaluation must not be recorded as the candidate's crash).
+  impl_->mutex.lock();
+  try {
+    put_setting(impl_->db, "status", "interrupted");
+  } catch (const std::exception&) {
+    // Nothing better to do on the way out: the run still resumes (status is only a label).
+  }
+}
+
 std::string RunStore::status() const {
   auto value = get_setting("status");
   return value && value->is_string() ? value->get<std::string>() : "";
@@ -230,14 +244,14 @@ std::int64_t RunStore::add_llm_exchange(const LlmExchangeRecord& r) {
     insert.bind(3, r.model);
     insert.bind(4, r.purpose);
     bind_json(insert, 5, r.request);
-    insert.bind(6, r.response);
+    store_sql::bind_text(insert, 6, r.response);
     insert.bind(7, r.status);
     insert.bind(8, r.input_tokens);
     insert.bind(9, r.output_tokens);
     insert.bind(10, r.cost_usd);
     insert.bind(11, r.latency_s);
     insert.bind(12, r.attempts);
-    insert.bind(13, r.error);
+    store_sql::bind_text(insert, 13, r.error);
     insert.exec();
     return impl_->db.getLastInsertRowid();
   });
@@ -364,7 +378,7 @@ std::int64_t RunStore::add_event(const std::string& message, std::optional<int> 
     SQLite::Statement insert(impl_->db, std::string("INSERT INTO events(time, generation, message) "
                                                     "VALUES (") + kNow + ", ?, ?)");
     if (generation) insert.bind(1, *generation); else insert.bind(1);
-    insert.bind(2, message);
+    store_sql::bind_text(insert, 2, message);
     insert.exec();
     return impl_->db.getLastInsertRowid();
   });

@@ -28,6 +28,8 @@ class RunStore {
  public:
   static constexpr const char* kDatabaseName = "run.db";
 
+  // Writers (create, open) hold <run folder>/run.lock (store/run_lock.h) while they live: a
+  // second writer on the same folder throws StoreError naming the folder and the holder's PID.
   // Makes the folder (if needed) and a fresh run.db; throws if a run.db is already there.
   static RunStore create(const std::filesystem::path& run_dir);
   // Opens an existing run for resume or reporting; throws StoreError when the folder is
@@ -59,6 +61,9 @@ class RunStore {
   void write_settings(const RunSettings& settings);  // one transaction for all keys
   RunSettings read_settings() const;                 // missing keys keep their defaults
   void set_status(const std::string& status);        // running | finished | interrupted
+  // For SIGINT/SIGTERM: waits for the write in progress, sets status "interrupted" and keeps
+  // the store locked so that no other thread records anything more. Call only before exiting.
+  void mark_interrupted_and_hold();
   std::string status() const;
   // The original kernel's metrics (same shape as CandidateRecord::metrics, may hold "profile").
   void set_baseline(const nlohmann::json& metrics);

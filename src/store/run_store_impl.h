@@ -2,10 +2,13 @@
 #pragma once
 
 #include "store/run_store.h"
+#include "store/run_lock.h"
+#include "util/secrets.h"
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,9 +17,10 @@
 namespace kforge {
 
 struct RunStore::Impl {
-  Impl(std::filesystem::path dir, std::filesystem::path db_path, int flags)
-      : run_dir(std::move(dir)), database(std::move(db_path)), db(database.string(), flags) {}
+  Impl(std::filesystem::path dir, std::filesystem::path db_path, int flags, std::unique_ptr<RunLock> writer_lock = nullptr)
+      : run_lock(std::move(writer_lock)), run_dir(std::move(dir)), database(std::move(db_path)), db(database.string(), flags) {}
 
+  std::unique_ptr<RunLock> run_lock;  // writers only; declared first so it is released last
   std::filesystem::path run_dir;
   std::filesystem::path database;
   // One connection, one lock: SQLite connections must not run two statements at once,
@@ -44,12 +48,17 @@ namespace store_sql {
 // SQL expression for "now" as ISO 8601 UTC with milliseconds.
 inline constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%fZ','now')";
 
-// JSON columns: null json <-> SQL NULL, anything else as compact text.
+// JSON columns: null json <-> SQL NULL, anything else as compact text. Everything written
+// to the store passes redact_secrets (util/secrets.h): no configured key ever reaches run.db.
 inline void bind_json(SQLite::Statement& statement, int index, const nlohmann::json& value) {
   if (value.is_null())
     statement.bind(index);
   else
-    statement.bind(index, value.dump());
+    statement.bind(index, redact_secrets_json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+// Free text (sources, messages, logs, replies).
+inline void bind_text(SQLite::Statement& statement, int index, const std::string& text) {
+  statement.bind(index, redact_secrets(text));
 }
 inline nlohmann::json column_json(const SQLite::Column& column) {
   if (column.isNull()) return nullptr;

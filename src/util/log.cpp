@@ -1,4 +1,5 @@
 #include "util/log.h"
+#include "util/secrets.h"
 
 #include <unistd.h>
 
@@ -28,9 +29,10 @@ bool color_enabled() { return stderr_is_terminal() && std::getenv("NO_COLOR") ==
 
 void write_line(Level minimum, const std::string& line) {
   if (static_cast<int>(g_level) < static_cast<int>(minimum)) return;
+  const std::string shown = redact_secrets(line);  // no configured key is ever printed
   std::lock_guard lock(g_mutex);
   close_progress_line();
-  std::fputs(line.c_str(), stderr);
+  std::fputs(shown.c_str(), stderr);
   std::fputc('\n', stderr);
   std::fflush(stderr);
 }

@@ -7,18 +7,24 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <signal.h>
+#include <sys/wait.h>
+#include <vector>
 #include <sstream>
 #include <string>
 
 #include "backend/backend.h"
 #include "eval/evaluator.h"
+#include "eval/sandbox.h"
 #include "eval/worker_process.h"
+#include "util/secrets.h"
 
 namespace kforge {
 namespace {
@@ -81,7 +87,14 @@ TEST(Sandbox, WorkerRunsInItsOwnFolderGroupAndLimits) {
   EXPECT_EQ(inside.value("cwd", ""), folder.string());
   EXPECT_EQ(inside.value("tmpdir", ""), folder.string());
   EXPECT_NE(folder.string().find("kforge-worker-"), std::string::npos);
-  EXPECT_EQ(inside.value("pgid", -1), inside.value("pid", -2)) << "the worker leads its own process group";
+  if (sandbox_support().pid_namespace) {
+    // Inside its own PID namespace: the namespace's init is 1, the worker 2, and the group
+    // leader (the stub kforge waits on) lives outside, so the group reads as 0 from inside.
+    EXPECT_EQ(inside.value("pid", -1), 2);
+    EXPECT_EQ(inside.value("pgid", -1), 0);
+  } else {
+    EXPECT_EQ(inside.value("pgid", -1), inside.value("pid", -2)) << "the worker leads its own process group";
+  }
   EXPECT_EQ(inside.at("rlimit_core"), json(0));
   EXPECT_EQ(inside.at("rlimit_fsize"), json(std::uint64_t{64} << 20));
   EXPECT_EQ(inside.at("rlimit_as"), json(std::uint64_t{16} << 30));
@@ -189,6 +202,150 @@ TEST(Sandbox, UnloadableKernelAbortsOnlyTheWorker) {
   EXPECT_NE(to_string(result.status), "correct") << result.message;
   const EvalResult after = evaluator.evaluate(evaluator.baseline_variant());
   EXPECT_EQ(to_string(after.status), "correct") << after.message;
+}
+
+
+// ---- A hostile worker (tests/eval/hostile_worker.py) run through the real WorkerProcess ----
+namespace hostile {
+
+std::filesystem::path script() { return std::filesystem::path(KFORGE_SOURCE_DIR) / "tests/eval/hostile_worker.py"; }
+
+// Host PIDs whose command line contains `marker`.
+std::vector<pid_t> processes_with(const std::string& marker) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(marker) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// A process whose environment (as /proc/<pid>/environ shows it) holds the key: kforge's stand-in.
+pid_t start_key_holder(const std::string& secret) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::string variable = "OPENAI_API_KEY=" + secret;
+    char* envp[] = {variable.data(), nullptr};
+    ::execle("/bin/sleep", "sleep", "120", static_cast<char*>(nullptr), envp);
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string unique(const std::string& stem) {
+  return stem + "-" + std::to_string(::getpid()) + "-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
+}
+
+constexpr const char* kSecret = "sk-hostile-test-0123456789abcdef";
+
+}  // namespace hostile
+
+TEST(Sandbox, HostileWorkerIsContained) {
+  const SandboxSupport& support = sandbox_support();
+  for (const auto& mechanism : support.mechanisms)
+    if (!mechanism.active) GTEST_SKIP() << mechanism.name << " isolation unavailable here: " << mechanism.detail;
+  ::setenv("OPENAI_API_KEY", hostile::kSecret, 1);
+  register_secret(hostile::kSecret);
+  const pid_t key_holder = hostile::start_key_holder(hostile::kSecret);
+  const std::string marker = hostile::unique("kforge-hostile-daemon");
+  const std::string file_name = hostile::unique("owned") + ".txt";
+  const std::filesystem::path task_folder = std::filesystem::path(KFORGE_SOURCE_DIR) / "tests/kernels/tunable_vadd";
+  const std::vector<std::string> folders = {KFORGE_SOURCE_DIR, KFORGE_BINARY_DIR, task_folder.string(), "/tmp"};
+  WorkerLimits limits;
+  limits.max_processes = 64;
+  WorkerProcess worker({hostile::script().string()}, limits);
+  const WorkerReply reply = worker.request({{"op", "attack"},
+                                            {"file_name", file_name},
+                                            {"folders", folders},
+                                            {"secret", hostile::kSecret},
+                                            {"parent_pid", key_holder},
+                                            {"marker", marker},
+                                            {"bomb", 2000}},
+                                           120);
+  ASSERT_EQ(reply.kind, WorkerReply::Kind::Ok) << reply.message;
+  const json& report = reply.body;
+  std::cout << "[ hostile ] " << report.dump() << "\n";
+  for (const auto& folder : folders) {
+    EXPECT_EQ(report["writes"][folder].get<std::string>().rfind("failed:", 0), 0u) << folder << ": " << report.dump();
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(folder) / file_name)) << folder;
+  }
+  EXPECT_EQ(report["own_folder"].get<std::string>().rfind("ok:", 0), 0u) << "its own folder stays writable";
+  EXPECT_TRUE(report["env_keys"].empty()) << report["env_keys"].dump();
+  EXPECT_FALSE(report["env_has_secret"].get<bool>());
+  EXPECT_EQ(report["parent_environ"].get<std::string>().rfind("failed:", 0), 0u) << report["parent_environ"];
+  EXPECT_LE(report["visible_pids"].get<int>(), 4) << "its /proc shows only its own namespace";
+  EXPECT_EQ(report["leave_cgroup"].get<std::string>().rfind("failed:", 0), 0u) << report["leave_cgroup"];
+  EXPECT_NE(report["remount"].get<int>(), 0) << "root without capabilities cannot remount";
+  EXPECT_EQ(report["daemon"], "ok: started");
+  const std::string bomb = report["fork_bomb"].get<std::string>();
+  EXPECT_NE(bomb.find("then"), std::string::npos) << "the process limit stopped the bomb: " << bomb;
+  EXPECT_FALSE(hostile::processes_with(marker).empty()) << "the daemon runs while its worker lives";
+  const auto folder = worker.sandbox_dir();
+  worker.stop();
+  EXPECT_TRUE(hostile::processes_with(marker).empty()) << "a setsid daemon outlived its worker";
+  EXPECT_GE(worker.last_cleanup().leftover_processes, 2) << "daemon and bomb children are counted";
+  EXPECT_GE(worker.last_cleanup().fork_refusals, 1);
+  std::cout << "[ cleanup ] " << worker.last_cleanup().describe() << "\n";
+  EXPECT_FALSE(std::filesystem::exists(folder));
+  ::kill(key_holder, SIGKILL);
+  ::waitpid(key_holder, nullptr, 0);
+  for (const auto& f : folders) std::filesystem::remove(std::filesystem::path(f) / file_name);
+}
+
+// The same attacks without the sandbox succeed: the assertions above test something real.
+TEST(Sandbox, HostileWorkerWithoutTheSandboxGetsThrough) {
+  const pid_t key_holder = hostile::start_key_holder(hostile::kSecret);
+  const std::string marker = hostile::unique("kforge-hostile-daemon");
+  const std::string file_name = hostile::unique("owned") + ".txt";
+  char pattern[] = "/tmp/kforge-hostile-target-XXXXXX";
+  const std::filesystem::path target = ::mkdtemp(pattern);
+  WorkerLimits limits;
+  limits.sandbox = false;
+  WorkerProcess worker({hostile::script().string()}, limits);
+  const WorkerReply reply = worker.request({{"op", "attack"},
+                                            {"file_name", file_name},
+                                            {"folders", {target.string()}},
+                                            {"secret", hostile::kSecret},
+                                            {"parent_pid", key_holder},
+                                            {"marker", marker},
+                                            {"bomb", 20}},
+                                           120);
+  ASSERT_EQ(reply.kind, WorkerReply::Kind::Ok) << reply.message;
+  EXPECT_EQ(reply.body["writes"][target.string()].get<std::string>().rfind("ok:", 0), 0u) << reply.body.dump();
+  EXPECT_EQ(reply.body["parent_environ"], "ok: True") << reply.body.dump();
+  EXPECT_GT(reply.body["visible_pids"].get<int>(), 4);
+  worker.stop();
+  const auto survivors = hostile::processes_with(marker);
+  EXPECT_FALSE(survivors.empty()) << "without the sandbox a setsid daemon escapes the process group";
+  for (const pid_t pid : survivors) ::kill(pid, SIGKILL);
+  ::kill(key_holder, SIGKILL);
+  ::waitpid(key_holder, nullptr, 0);
+  std::filesystem::remove_all(target);
+}
+
+TEST(Sandbox, EnvironmentIsAnAllowlistWithoutCredentials) {
+  ::setenv("HF_TOKEN", "hf_abcdefghijklmnop", 1);
+  ::setenv("KFORGE_ANTHROPIC_API_KEY", "sk-ant-0123456789", 1);
+  ::setenv("SOME_RANDOM_VARIABLE", "value", 1);
+  ::setenv("POCL_DEVICES", "cpu", 1);
+  const auto env = sandbox_environment("/tmp/kforge-worker-test");
+  auto has = [&](const std::string& prefix) {
+    return std::any_of(env.begin(), env.end(), [&](const std::string& v) { return v.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_TRUE(has("PATH="));
+  EXPECT_TRUE(has("POCL_DEVICES=cpu"));
+  EXPECT_TRUE(has("HOME=/tmp/kforge-worker-test"));
+  EXPECT_TRUE(has("TMPDIR=/tmp/kforge-worker-test"));
+  EXPECT_FALSE(has("HF_TOKEN="));
+  EXPECT_FALSE(has("KFORGE_ANTHROPIC_API_KEY="));
+  EXPECT_FALSE(has("SOME_RANDOM_VARIABLE="));
+  ::unsetenv("HF_TOKEN");
+  ::unsetenv("KFORGE_ANTHROPIC_API_KEY");
+  ::unsetenv("SOME_RANDOM_VARIABLE");
 }
 
 }  // namespace
