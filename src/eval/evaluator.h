@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "eval/compiler_pool.h"
 #include "eval/result.h"
 #include "eval/timing.h"
 #include "eval/worker_process.h"
@@ -27,6 +28,7 @@ struct EvalOptions {
   TimingConfig timing;
   WorkerLimits limits;
   unsigned compile_threads = 0;   // 0 = all cores
+  CompilerLimits compile_limits = compiler_limits_from_env();  // per compile, in the sandboxed compiler (compiler_pool.h)
 };
 
 struct DeviceSummary {
@@ -46,6 +48,9 @@ class Evaluator {
   KernelVariant baseline_variant() const;    // the original source with default params
   KernelVariant reference_variant() const;   // [reference], else the baseline
 
+  // Compiles generated code in the sandboxed compiler (never in this process), through the
+  // compile cache, after the include policy (backend/include_policy.h). A compiler crash,
+  // timeout or memory limit is a failed result; a broken environment throws EnvironmentError.
   CompileResult compile(const KernelVariant& variant);
   std::vector<CompileResult> compile_all(const std::vector<KernelVariant>& variants);
 
@@ -71,12 +76,17 @@ class Evaluator {
   std::string stage_binary(const CompileResult& compiled);
   const CompileResult& compiled_reference();
   const CompileResult& compiled_baseline();
+  // The toolchain's target, initialised once (before compile threads start).
+  CompileTarget compile_target();
 
   Task task_;
   EvalOptions options_;
   std::unique_ptr<Backend> backend_;
   WorkerProcess worker_;
   std::mutex worker_mutex_;
+  CompilerPool compilers_;
+  std::mutex target_mutex_;
+  std::optional<CompileTarget> target_;
   std::optional<CompileResult> reference_compiled_;
   std::optional<CompileResult> baseline_compiled_;
   std::optional<DeviceSummary> device_;

@@ -49,8 +49,12 @@ std::filesystem::path WorkerProcess::default_executable() {
 }
 
 WorkerProcess::WorkerProcess(std::filesystem::path executable, Language language, int device_index,
-                             WorkerLimits limits)
-    : executable_(std::move(executable)), language_(language), device_index_(device_index), limits_(limits) {
+                             WorkerLimits limits, WorkerRole role)
+    : executable_(std::move(executable)),
+      language_(language),
+      device_index_(device_index),
+      limits_(limits),
+      role_(role) {
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker must surface as an error, not kill us
 }
 
@@ -64,11 +68,12 @@ void WorkerProcess::spawn() {
   if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   // Triton and PyTorch tasks run in the Python worker, which speaks the same protocol.
-  const std::vector<std::string> command =
+  std::vector<std::string> command =
       is_python_language(language_)
           ? python_worker_command(language_, device_index_)
           : std::vector<std::string>{executable_.string(), "--backend", to_string(language_), "--device",
                                      std::to_string(device_index_)};
+  if (role_ == WorkerRole::Compile) command.push_back("--compile-only");
   std::vector<char*> argv;
   for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
@@ -83,6 +88,7 @@ void WorkerProcess::spawn() {
     set_limit(RLIMIT_CORE, 0);
     set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(limits_.file_size_bytes));
     if (limits_.memory_bytes > 0) set_limit(RLIMIT_AS, static_cast<rlim_t>(limits_.memory_bytes));
+    if (limits_.stack_bytes > 0) set_limit(RLIMIT_STACK, static_cast<rlim_t>(limits_.stack_bytes));
     if (limits_.isolate_network) ::unshare(CLONE_NEWNET);  // fails harmlessly without privileges
     ::execvp(argv[0], argv.data());
     ::_exit(127);
@@ -107,6 +113,7 @@ void WorkerProcess::ensure_started() {
     throw std::runtime_error("worker " + executable_.string() + " did not start: " + why);
   }
   const auto hello = nlohmann::json::parse(line, nullptr, false);
+  greeting_ = hello.is_discarded() ? nlohmann::json() : hello;
   if (hello.is_discarded() || !hello.value("ok", false)) {
     kill();
     throw std::runtime_error(hello.is_discarded() ? "worker sent a malformed greeting: " + line
@@ -146,6 +153,7 @@ std::string WorkerProcess::death_description() {
       pid_ = -1;
       if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
+        last_signal_ = sig;
         return std::string("worker killed by signal ") + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
       }
       if (WIFEXITED(status)) return "worker exited with code " + std::to_string(WEXITSTATUS(status));
@@ -158,6 +166,7 @@ std::string WorkerProcess::death_description() {
 
 WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout_s) {
   WorkerReply reply;
+  last_signal_ = 0;
   try {
     ensure_started();
     write_all(to_worker_, message.dump() + "\n");

@@ -19,6 +19,7 @@ struct WorkerLimits {
   double startup_timeout_s = 60;
   std::int64_t memory_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA reserves huge address ranges)
   std::int64_t file_size_bytes = std::int64_t{1} << 30;
+  std::int64_t stack_bytes = 0;      // RLIMIT_STACK of the main thread; 0 = inherited
   bool isolate_network = true;       // own network namespace where the system allows it
 };
 
@@ -29,9 +30,14 @@ struct WorkerReply {
   bool context_lost = false;
 };
 
+// Run: opens the device, checks and times variants. Compile: `--compile-only`, opens no
+// device and answers `compile` requests (the sandboxed compiler, eval/compiler_pool.h).
+enum class WorkerRole { Run, Compile };
+
 class WorkerProcess {
  public:
-  WorkerProcess(std::filesystem::path executable, Language language, int device_index, WorkerLimits limits);
+  WorkerProcess(std::filesystem::path executable, Language language, int device_index, WorkerLimits limits,
+                WorkerRole role = WorkerRole::Run);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -44,6 +50,10 @@ class WorkerProcess {
   void kill();   // SIGKILL the whole process group at once
   pid_t pid() const { return pid_; }
   const std::filesystem::path& sandbox_dir() const { return sandbox_dir_; }
+  // The last start-up greeting, also when it refused to start ({"ok":false,"error":...}).
+  const nlohmann::json& greeting() const { return greeting_; }
+  // The signal that ended the last worker that died of one, else 0.
+  int last_signal() const { return last_signal_; }
 
   // Path of kforge-worker: $KFORGE_WORKER, else beside the running executable.
   static std::filesystem::path default_executable();
@@ -58,6 +68,9 @@ class WorkerProcess {
   Language language_;
   int device_index_;
   WorkerLimits limits_;
+  WorkerRole role_ = WorkerRole::Run;
+  nlohmann::json greeting_;
+  int last_signal_ = 0;
   pid_t pid_ = -1;
   int to_worker_ = -1;
   int from_worker_ = -1;
