@@ -55,8 +55,15 @@ TEST(SweepRace, ParallelSweepsUnderLoadCompileEveryConfiguration) {
     const auto all = nlohmann::json::parse(result.output.substr(start));
     const auto& configurations = all.at(0).at("configurations");
     EXPECT_EQ(configurations.size(), 12u);
-    for (const auto& entry : configurations)
-      EXPECT_EQ(entry.value("status", ""), "correct") << entry.dump();
+    // Every configuration compiled and passed its checks. (Its timing verdict is not this
+    // test's business: under this load the timing-mismatch rule may still reject one.)
+    for (const auto& entry : configurations) {
+      EXPECT_NE(entry.value("status", ""), "compile_error") << entry.dump();
+      EXPECT_NE(entry.value("status", ""), "runtime_error") << entry.dump();
+      ASSERT_TRUE(entry.contains("checks")) << entry.dump();
+      EXPECT_EQ(entry.at("checks").size(), 3u) << entry.dump();
+      for (const auto& check : entry.at("checks")) EXPECT_TRUE(check.value("passed", false)) << entry.dump();
+    }
   }
 }
 
