@@ -44,6 +44,21 @@ struct CompileRequest {
   std::vector<std::string> options;                          // extra compiler options
   std::vector<std::string> include_dirs;
   int device_index = 0;
+  std::string includes_digest;  // content of every included task file (include_policy.h), for the cache key
+};
+
+// What a compile's output depends on besides the request: part of the compile cache key.
+struct CompileTarget {
+  std::string device;    // the exact target: OpenCL platform | device | version; CUDA "sm_90"
+  std::string compiler;  // compiler and driver versions
+  std::string arch;      // CUDA: the --gpu-architecture; OpenCL: the device name
+};
+
+// The environment cannot compile at all (no OpenCL platform or device, NVRTC missing, a
+// compile worker that cannot start). Never a candidate's fault, so never its compile_error:
+// commands stop with this one line and a non-zero exit.
+struct EnvironmentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct CompileResult {
@@ -126,8 +141,21 @@ class Backend {
   virtual Language language() const = 0;
   // Cheap probe for `kforge doctor`: libraries loadable, devices present. Never throws.
   virtual Availability probe() = 0;
-  // Thread-safe; runs in the orchestrator. Never executes generated code.
+  // Compiles in the calling process, through the compile cache. Thread-safe. Never executes
+  // generated code, but runs the compiler on it: the orchestrator compiles through the
+  // sandboxed compile workers instead (eval/compiler_pool.h); this is for tests and tools.
   virtual CompileResult compile(const CompileRequest& request) = 0;
+  // Initialises the toolchain once (thread-safe: later calls are served from memory) and
+  // describes device `device_index` for the cache key. Throws EnvironmentError.
+  virtual CompileTarget compile_target(int device_index) {
+    (void)device_index;
+    return {name(), "", ""};
+  }
+  // One compile without the cache, for `target`: what a compile worker runs for each request.
+  virtual CompileResult compile_uncached(const CompileRequest& request, const CompileTarget& target) {
+    (void)target;
+    return compile(request);
+  }
   // Opens a device; call only inside a worker process.
   virtual std::unique_ptr<Device> open_device(int device_index) = 0;
 };

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "backend/include_policy.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -57,15 +58,20 @@ CompileResult from_json(const nlohmann::json& json) {
 
 std::string compile_cache_key(const CompileRequest& request, const std::string& backend,
                               const std::string& device, const std::string& compiler) {
-  std::vector<std::string> parts{"kforge-compile-v1", backend, device, compiler,
+  std::vector<std::string> parts{"kforge-compile-v2", backend, device, compiler,
                                  request.source, request.kernel};
   for (const auto& [name, value] : request.defines) parts.push_back("-D" + name + "=" + value);
   parts.push_back("--options--");
   for (const auto& option : request.options) parts.push_back(option);
-  // Only the paths are hashed, not the headers inside them; kernels are expected to be
-  // self-contained apart from toolkit headers, whose version is part of `compiler`.
   parts.push_back("--include-dirs--");
   for (const auto& dir : request.include_dirs) parts.push_back(dir);
+  // The bytes of every task header the source includes, transitively (scan_includes): a
+  // changed header is a different compile. Toolkit headers change with `compiler`.
+  parts.push_back("--includes--");
+  // Callers that did not scan (in-process tools) get the scan here, against the first -I.
+  parts.push_back(!request.includes_digest.empty() || request.include_dirs.empty()
+                      ? request.includes_digest
+                      : scan_includes(request.source, request.include_dirs.front()).digest);
   return content_hash(parts);
 }
 

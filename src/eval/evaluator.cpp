@@ -7,6 +7,9 @@
 #include "task/limits.h"
 #include "eval/plausibility.h"
 #include "profile/device_characterization.h"
+#include "backend/compile_cache.h"
+#include "backend/include_policy.h"
+#include "backend/python/python_env.h"
 #include "util/files.h"
 #include "util/log.h"
 #include "util/hash.h"
@@ -55,6 +58,8 @@ Evaluator::Evaluator(Task task, EvalOptions options)
       options_(std::move(options)),
       backend_(make_backend(task_.kernel.language)),
       worker_(options_.worker_executable, task_.kernel.language, options_.device_index, options_.limits),
+      compilers_(options_.worker_executable, task_.kernel.language, options_.device_index, options_.limits,
+                 options_.compile_limits, options_.compile_threads),
       seeds_(options_.seed ? options_.seed : std::random_device{}()) {}
 
 Evaluator::~Evaluator() = default;
@@ -76,6 +81,12 @@ KernelVariant Evaluator::reference_variant() const {
   return variant;
 }
 
+CompileTarget Evaluator::compile_target() {
+  std::lock_guard lock(target_mutex_);
+  if (!target_) target_ = backend_->compile_target(options_.device_index);
+  return *target_;
+}
+
 CompileResult Evaluator::compile(const KernelVariant& variant) {
   TraceScope trace("compile");
   CompileRequest request;
@@ -88,11 +99,34 @@ CompileResult Evaluator::compile(const KernelVariant& variant) {
   request.options.insert(request.options.end(), variant.options.begin(), variant.options.end());
   request.include_dirs.push_back(task_.root.string());
   request.device_index = options_.device_index;
-  return backend_->compile(request);
+  // Python tasks: the backend's check is already a py_compile subprocess.
+  if (is_python_language(request.language)) return backend_->compile(request);
+
+  const auto refused = [&](const std::string& why) {
+    CompileResult result;
+    result.kernel = request.kernel;
+    result.log = why;
+    return result;
+  };
+  for (const auto& option : variant.options)
+    if (std::string error = include_option_error(option); !error.empty()) return refused(error);
+  const IncludeScan includes = scan_includes(request.source, task_.root);
+  if (!includes.error.empty()) return refused(includes.error);
+  request.includes_digest = includes.digest;
+  const CompileTarget target = compile_target();
+  const std::string key = compile_cache_key(request, backend_->name(), target.device, target.compiler);
+  return compile_with_cache(key, [&](bool& cacheable) { return compilers_.compile(request, target, cacheable); });
 }
 
 std::vector<CompileResult> Evaluator::compile_all(const std::vector<KernelVariant>& variants) {
   std::vector<CompileResult> results(variants.size());
+  if (variants.empty()) return results;
+  if (!is_python_language(task_.kernel.language)) {
+    // Initialise once, before the threads: the platform query is not thread-safe on PoCL,
+    // and an environment failure must surface once, as an EnvironmentError.
+    compile_target();
+    compilers_.start_one();
+  }
   parallel_for(variants.size(), [&](std::size_t i) { results[i] = compile(variants[i]); },
                options_.compile_threads);
   return results;

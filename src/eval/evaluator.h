@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "eval/candidate_evaluator.h"
+#include "eval/compiler_pool.h"
 #include "eval/result.h"
 #include "eval/timing.h"
 #include "eval/worker_process.h"
@@ -37,6 +38,7 @@ struct EvalOptions {
   bool verify_timed_outputs = true;
   WorkerLimits limits;
   unsigned compile_threads = 0;   // 0 = all cores
+  CompilerLimits compile_limits = compiler_limits_from_env();  // per compile, in the sandboxed compiler (compiler_pool.h)
 };
 
 struct DeviceSummary {
@@ -74,6 +76,9 @@ class Evaluator : public CandidateEvaluator {
   KernelVariant baseline_variant() const override;  // the original source with default params
   KernelVariant reference_variant() const;   // [reference], else the baseline
 
+  // Compiles generated code in the sandboxed compiler (never in this process), through the
+  // compile cache, after the include policy (backend/include_policy.h). A compiler crash,
+  // timeout or memory limit is a failed result; a broken environment throws EnvironmentError.
   CompileResult compile(const KernelVariant& variant);
   std::vector<CompileResult> compile_all(const std::vector<KernelVariant>& variants) override;
 
@@ -119,12 +124,17 @@ class Evaluator : public CandidateEvaluator {
                              int& launches);
   // Device-to-device copy bandwidth measured now, in the worker (not the cached figure); 0 on failure.
   double measure_copy_bandwidth_now();
+  // The toolchain's target, initialised once (before compile threads start).
+  CompileTarget compile_target();
 
   Task task_;
   EvalOptions options_;
   std::unique_ptr<Backend> backend_;
   WorkerProcess worker_;
   std::mutex worker_mutex_;
+  CompilerPool compilers_;
+  std::mutex target_mutex_;
+  std::optional<CompileTarget> target_;
   std::optional<CompileResult> reference_compiled_;
   std::optional<CompileResult> baseline_compiled_;
   std::optional<DeviceSummary> device_;

@@ -116,8 +116,12 @@ std::filesystem::path WorkerProcess::default_executable() {
 }
 
 WorkerProcess::WorkerProcess(std::filesystem::path executable, Language language, int device_index,
-                             WorkerLimits limits)
-    : executable_(std::move(executable)), language_(language), device_index_(device_index), limits_(limits) {
+                             WorkerLimits limits, WorkerRole role)
+    : executable_(std::move(executable)),
+      language_(language),
+      device_index_(device_index),
+      limits_(limits),
+      role_(role) {
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker must surface as an error, not kill us
 }
 
@@ -136,7 +140,10 @@ std::vector<std::string> WorkerProcess::command() const {
   if (!explicit_command_.empty()) return explicit_command_;
   // Triton and PyTorch tasks run in the Python worker, which speaks the same protocol.
   if (is_python_language(language_)) return python_worker_command(language_, device_index_);
-  return {executable_.string(), "--backend", to_string(language_), "--device", std::to_string(device_index_)};
+  std::vector<std::string> words{executable_.string(), "--backend", to_string(language_), "--device",
+                                 std::to_string(device_index_)};
+  if (role_ == WorkerRole::Compile) words.push_back("--compile-only");
+  return words;
 }
 
 void WorkerProcess::spawn() {
@@ -166,6 +173,7 @@ void WorkerProcess::spawn() {
     set_limit(RLIMIT_CORE, 0);
     set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(limits_.file_size_bytes));
     if (limits_.memory_bytes > 0) set_limit(RLIMIT_AS, static_cast<rlim_t>(limits_.memory_bytes));
+    if (limits_.stack_bytes > 0) set_limit(RLIMIT_STACK, static_cast<rlim_t>(limits_.stack_bytes));
     launch.exec_in_child(setup_error[1]);
   }
   ::setpgid(pid, pid);
@@ -205,6 +213,7 @@ void WorkerProcess::ensure_started() {
     throw WorkerUnavailable("worker " + executable_.string() + " did not start: " + why);
   }
   const auto hello = nlohmann::json::parse(redact_secrets(line), nullptr, false);
+  greeting_ = hello.is_discarded() ? nlohmann::json() : hello;
   if (hello.is_discarded() || !hello.value("ok", false)) {
     kill();
     throw WorkerUnavailable(hello.is_discarded() ? "worker sent a malformed greeting: " + redact_secrets(line)
@@ -244,6 +253,7 @@ std::string WorkerProcess::death_description() {
       pid_ = -1;
       if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
+        last_signal_ = sig;
         return std::string("worker killed by signal ") + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
       }
       if (WIFEXITED(status)) return "worker exited with code " + std::to_string(WEXITSTATUS(status));
@@ -256,6 +266,7 @@ std::string WorkerProcess::death_description() {
 
 WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout_s) {
   WorkerReply reply;
+  last_signal_ = 0;
   ensure_started();  // WorkerUnavailable propagates: no candidate is to blame
   try {
     write_all(to_worker_, message.dump() + "\n");

@@ -23,6 +23,7 @@ struct WorkerLimits {
   double startup_timeout_s = 60;
   std::int64_t memory_bytes = 0;     // RLIMIT_AS; 0 = unlimited (CUDA reserves huge address ranges)
   std::int64_t file_size_bytes = std::int64_t{1} << 30;
+  std::int64_t stack_bytes = 0;      // RLIMIT_STACK of the main thread; 0 = inherited
   bool isolate_network = true;       // own network namespace where the system allows it
   bool sandbox = true;               // filesystem, PID namespace, capabilities (eval/sandbox.h)
   int max_processes = 0;             // cgroup pids.max (threads count); 0: default_max_processes()
@@ -49,11 +50,16 @@ struct WorkerReply {
   bool context_lost = false;
 };
 
+// Run: opens the device, checks and times variants. Compile: `--compile-only`, opens no
+// device and answers `compile` requests (the sandboxed compiler, eval/compiler_pool.h).
+enum class WorkerRole { Run, Compile };
+
 class ProcessCgroup;
 
 class WorkerProcess {
  public:
-  WorkerProcess(std::filesystem::path executable, Language language, int device_index, WorkerLimits limits);
+  WorkerProcess(std::filesystem::path executable, Language language, int device_index, WorkerLimits limits,
+                WorkerRole role = WorkerRole::Run);
   // Any other program speaking the protocol (e.g. a compile-only helper), same sandbox.
   WorkerProcess(std::vector<std::string> command, WorkerLimits limits);
   ~WorkerProcess();
@@ -75,6 +81,10 @@ class WorkerProcess {
   // cgroups) and removes their temp folders. Safe to call from any thread; the WorkerProcess
   // objects must not be used afterwards (the caller is about to exit).
   static void kill_all_live_workers();
+  // The last start-up greeting, also when it refused to start ({"ok":false,"error":...}).
+  const nlohmann::json& greeting() const { return greeting_; }
+  // The signal that ended the last worker that died of one, else 0.
+  int last_signal() const { return last_signal_; }
 
   // Path of kforge-worker: $KFORGE_WORKER, else beside the running executable.
   static std::filesystem::path default_executable();
@@ -91,6 +101,9 @@ class WorkerProcess {
   Language language_;
   int device_index_;
   WorkerLimits limits_;
+  WorkerRole role_ = WorkerRole::Run;
+  nlohmann::json greeting_;
+  int last_signal_ = 0;
   pid_t pid_ = -1;
   pid_t group_ = -1;  // the worker's process group, killed even after a polite exit
   int to_worker_ = -1;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/files.h"
+#include "worker/compile_mode.h"
 #include "worker/session.h"
 
 namespace kforge {
@@ -33,12 +34,18 @@ struct Options {
   Language language = Language::OpenCL;
   int device = 0;
   std::string oneshot;  // request file: answer it and exit (a profiler's target process)
+  bool compile_only = false;  // the sandboxed compiler: no device (worker/compile_mode.h)
 };
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  for (int i = 1; i + 1 < argc; ++i) {
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--compile-only") {
+      options.compile_only = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (flag == "--backend") {
       auto language = parse_language(argv[++i]);
       if (!language) throw std::runtime_error(std::string("unknown backend ") + argv[i]);
@@ -75,6 +82,7 @@ int run_worker(int argc, char** argv) {
   std::unique_ptr<WorkerSession> session;
   try {
     const Options options = parse_options(argc, argv);
+    if (options.compile_only) return run_compile_worker(options.language, options.device, out);
     session = std::make_unique<WorkerSession>(options.language, options.device);
     if (!options.oneshot.empty()) return answer_oneshot(*session, options.oneshot, out);
     reply(out, {{"ok", true}, {"ready", true}});

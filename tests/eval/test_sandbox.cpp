@@ -150,13 +150,16 @@ std::string unique_kernel(const std::string& name) {
          std::to_string(stamp % 1000) + ";\n}\n";
 }
 
-// OpenCL compiles in the orchestrator (clBuildProgram, clCreateKernel,
-// clGetKernelWorkGroupInfo for stats). None of that may map the kernel's machine code here.
+// OpenCL compiles (clBuildProgram, clCreateKernel, clGetKernelWorkGroupInfo for stats) now run
+// in the compile worker; the orchestrator only queries the platform. None of that may map the
+// kernel's machine code here.
 TEST(Sandbox, OpenClCompileMapsNoGeneratedCodeIntoTheOrchestrator) {
   std::string why;
   if (!opencl_usable(why)) GTEST_SKIP() << "no OpenCL device: " << why;
+  EvalOptions options;  // compiles happen in kforge-worker --compile-only since the compiler sandbox
+  options.worker_executable = std::filesystem::path(KFORGE_BINARY_DIR) / "bin/kforge-worker";
   Evaluator evaluator(load_task(std::filesystem::path(KFORGE_SOURCE_DIR) / "tests/kernels/faulty/correct.kforge.toml"),
-                      EvalOptions{});
+                      options);
   // The first compile loads the OpenCL runtime and its compiler: libraries, not kernels.
   KernelVariant warm = evaluator.baseline_variant();
   warm.source = unique_kernel("vector_add");

@@ -204,11 +204,43 @@ class CudaBackend final : public Backend {
     return compile_with_cache(key, [&](bool& cacheable) { return run_nvrtc(request, arch, cacheable); });
   }
 
+  // Asks the driver for the architecture (cuInit, no context), once per device index.
+  CompileTarget compile_target(int device_index) override {
+    const cuda::Nvrtc& api = cuda::nvrtc();
+    if (!api.usable) throw EnvironmentError("CUDA: " + api.problem);
+    std::lock_guard lock(targets_mutex_);
+    if (auto known = targets_.find(device_index); known != targets_.end()) return known->second;
+    std::string arch;
+    try {
+      arch = target_arch(device_index);
+    } catch (const std::exception& e) {
+      throw EnvironmentError(std::string("CUDA: cannot determine the device architecture: ") + e.what());
+    }
+    const std::string compiler = "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor);
+    return targets_[device_index] = CompileTarget{arch, compiler, arch};
+  }
+
+  // Uses target.arch as given: a compile worker never initialises the driver.
+  CompileResult compile_uncached(const CompileRequest& request, const CompileTarget& target) override {
+    const cuda::Nvrtc& api = cuda::nvrtc();
+    if (!api.usable) {
+      CompileResult result;
+      result.kernel = request.kernel;
+      result.log = api.problem;
+      return result;
+    }
+    bool cacheable = true;
+    return run_nvrtc(request, target.arch.empty() ? arch_without_device() : target.arch, cacheable);
+  }
+
   std::unique_ptr<Device> open_device(int device_index) override {
     return cuda::open_device(device_index);
   }
 
  private:
+  std::mutex targets_mutex_;
+  std::map<int, CompileTarget> targets_;
+
   static void probe_into(Availability& availability) {
     const cuda::Driver& loaded = cuda::driver();
     const cuda::Nvrtc& api = cuda::nvrtc();

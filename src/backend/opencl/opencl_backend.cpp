@@ -8,6 +8,7 @@
 #include "backend/compile_cache.h"
 #include "backend/opencl/cl_common.h"
 #include "backend/opencl/opencl_device.h"
+#include "util/encoding.h"
 
 namespace kforge {
 namespace {
@@ -70,8 +71,10 @@ void append_line(std::string& log, const std::string& line) {
 // CL_PROGRAM_BINARIES: asking PoCL for them compiles the kernel to a .so and dlopen()s it in
 // the calling process, which maps generated code into the orchestrator (and a kernel with an
 // unresolvable symbol aborts it). The worker's rebuild hits the runtime's own kernel cache.
+// The source travels as base64: it is byte-exact, and a non-UTF-8 byte in a comment must not
+// make the JSON dump throw (that used to turn a valid kernel into a compile_error).
 std::string source_payload(const CompileRequest& request, const std::string& options) {
-  return nlohmann::json{{"source", request.source}, {"options", options}}.dump();
+  return nlohmann::json{{"source_b64", base64_encode(request.source)}, {"options", options}}.dump();
 }
 
 void read_kernel_stats(cl_kernel kernel, cl_device_id device, CompileResult& result) {
@@ -140,18 +143,35 @@ class OpenClBackend final : public Backend {
   }
 
   CompileResult compile(const CompileRequest& request) override {
-    opencl::DeviceRef ref;
-    std::string key;
+    CompileTarget target;
     try {
-      ref = opencl::select_device(request.device_index);
-      key = compile_cache_key(request, "opencl", device_description(ref), compiler_description(ref));
+      target = compile_target(request.device_index);
     } catch (const std::exception& e) {
       CompileResult result;
       result.kernel = request.kernel;
       result.log = e.what();
       return result;
     }
-    return compile_with_cache(key, [&](bool& cacheable) { return build(ref, request, cacheable); });
+    const std::string key = compile_cache_key(request, "opencl", target.device, target.compiler);
+    return compile_with_cache(key, [&](bool& cacheable) { return build(device_ref(request.device_index), request, cacheable); });
+  }
+
+  CompileTarget compile_target(int device_index) override {
+    const opencl::DeviceRef ref = device_ref(device_index);
+    std::lock_guard lock(mutex_);
+    if (auto known = targets_.find(device_index); known != targets_.end()) return known->second;
+    try {
+      CompileTarget target{device_description(ref), compiler_description(ref),
+                           opencl::device_string(ref.device, CL_DEVICE_NAME)};
+      return targets_[device_index] = target;
+    } catch (const std::exception& e) {
+      throw EnvironmentError(std::string("OpenCL: ") + e.what());
+    }
+  }
+
+  CompileResult compile_uncached(const CompileRequest& request, const CompileTarget&) override {
+    bool cacheable = true;
+    return build(device_ref(request.device_index), request, cacheable);
   }
 
   std::unique_ptr<Device> open_device(int device_index) override {
@@ -182,6 +202,19 @@ class OpenClBackend final : public Backend {
     return result;
   }
 
+  // The platform and device, looked up once per index under the lock: PoCL's platform
+  // initialisation is not thread-safe (two compile threads querying it at once crashed
+  // `kforge sweep`, or saw no platform at all). Throws EnvironmentError.
+  opencl::DeviceRef device_ref(int device_index) {
+    std::lock_guard lock(mutex_);
+    if (auto known = refs_.find(device_index); known != refs_.end()) return known->second;
+    try {
+      return refs_[device_index] = opencl::select_device(device_index);
+    } catch (const std::exception& e) {
+      throw EnvironmentError(std::string("OpenCL: ") + e.what());
+    }
+  }
+
   // Caller holds mutex_.
   cl_context context_for(cl_device_id device) {
     if (auto found = contexts_.find(device); found != contexts_.end()) return found->second;
@@ -194,6 +227,8 @@ class OpenClBackend final : public Backend {
 
   std::mutex mutex_;
   std::map<cl_device_id, cl_context> contexts_;
+  std::map<int, opencl::DeviceRef> refs_;
+  std::map<int, CompileTarget> targets_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "backend/opencl/opencl_device.h"
 
+#include "util/encoding.h"
+
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -269,9 +271,11 @@ class OpenClDevice final : public Device {
 
   cl_program program_from_source(const std::string& payload) {
     const auto parsed = nlohmann::json::parse(payload, nullptr, false);
-    if (!parsed.is_object() || !parsed.contains("source"))
+    if (!parsed.is_object() || !(parsed.contains("source_b64") || parsed.contains("source")))
       throw DeviceError("load: malformed opencl-source payload", false);
-    const std::string source = parsed.at("source").get<std::string>();
+    const std::string source = parsed.contains("source_b64")
+                                   ? base64_decode(parsed.at("source_b64").get<std::string>())
+                                   : parsed.at("source").get<std::string>();
     const std::string options = parsed.value("options", std::string());
     const char* text = source.c_str();
     const std::size_t length = source.size();

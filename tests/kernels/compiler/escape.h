@@ -1,0 +1,1 @@
+../outside_the_task.h
