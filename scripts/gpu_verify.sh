@@ -5,6 +5,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/gpu_env.sh
+# The test binaries look for the repository and the binaries where they were built.
+[ -e /work/main ] || { mkdir -p /work && ln -s "$root" /work/main; }
+mkdir -p "$root/build" && ln -sfn "$root/.gpu/bin" "$root/build/bin"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 kforge doctor
 run_tests() {  # binary filter: by path, so death tests can re-run argv[0]
@@ -17,6 +20,8 @@ echo "== planted cheats and faults on CUDA"
 run_tests test_eval --gtest_filter='*Cuda*:*Cheat*:*Timing*:*Sandbox*:*Final*'
 run_tests test_backend
 run_tests test_cli --gtest_filter='Final*'
+echo "== Python judge/runner isolation with CUDA"
+[ -f scripts/gpu_python_isolation.py ] && OPENAI_API_KEY=sk-kforge-planted-1 timeout 240 python3 scripts/gpu_python_isolation.py > "$OUT/python_isolation.log" 2>&1; tail -15 "$OUT/python_isolation.log"
 echo "== cost of an evaluation with the timing-phase checks (vector_add, sgemm), 3 runs each"
 for ex in vector_add sgemm row_softmax sum_reduction; do
   for i in 1 2 3; do
