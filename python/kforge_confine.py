@@ -228,21 +228,31 @@ def restrict_self(writable):
     return abi, ""
 
 
+def inside_kforge_sandbox():
+    """True when the worker-wide sandbox (src/eval/sandbox.cpp) already gives the worker and its
+    runners a PID namespace, its own /proc and a read-only filesystem."""
+    return os.environ.get("KFORGE_SANDBOXED") == "1"
+
+
 def use_namespaces(cuda):
     """Runners get their own PID namespace only without CUDA: CUDA IPC between the judge and a
     runner in different PID namespaces is not known to work (not tried on a GPU yet), and on the
-    GPU machine the worker-wide sandbox's namespace hides kforge instead."""
-    return not cuda
+    GPU machine the worker-wide sandbox's namespace hides kforge instead. Inside that sandbox a
+    nested namespace is neither needed nor workable (no capabilities: threads fail to start)."""
+    return not cuda and not inside_kforge_sandbox()
 
 
 def report(cuda=False):
     """What confines a runner on this machine, for `kforge_worker.py --isolation` and `info`."""
     abi, why = landlock_abi()
-    namespaces = use_namespaces(cuda) and namespaces_available()
+    namespaces = inside_kforge_sandbox() or (use_namespaces(cuda) and namespaces_available())
     reasons = []
+    if cuda:  # kforge_runner.py: the CUDA driver does not initialise under Landlock here
+        abi, why = 0, "off with CUDA; the worker-wide sandbox's read-only mounts confine the runner"
     if abi < 1:
-        reasons.append(f"Landlock unavailable ({why}): a runner can write files outside its folder")
-    if not use_namespaces(cuda):
+        reasons.append(f"Landlock unavailable ({why}): a runner can write files outside its folder "
+                       "unless the worker-wide sandbox confines it")
+    if not namespaces and cuda:
         reasons.append("with CUDA the runner shares the judge's PID namespace (for CUDA IPC): it sees /proc of "
                        "kforge unless the worker-wide sandbox puts the worker in a namespace of its own")
     elif not namespaces:

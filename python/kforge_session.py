@@ -179,7 +179,8 @@ class RunnerProcess:
         self.shared = tempfile.mkdtemp(prefix="runner-", dir=session.shared_root)
         self.keep = []  # shared tensors the judge must keep alive while the runner uses them
         command = [sys.executable, "-I", RUNNER_SCRIPT, "--folder", self.folder, "--shared", self.shared,
-                   "--device", str(session.device_index)] + ([] if use_namespaces(session.cuda) else ["--no-namespaces"])
+                   "--device", str(session.device_index)] + ([] if use_namespaces(session.cuda) else ["--no-namespaces"]) \
+            + (["--cuda"] if session.cuda else [])
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         env=runner_environment(self.folder), cwd=self.folder,
                                         start_new_session=True, close_fds=True)

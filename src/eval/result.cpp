@@ -113,7 +113,10 @@ EvalResult eval_result_from_metrics(const nlohmann::json& metrics) {
   EvalResult result;
   result.status = parse_eval_status(metrics.value("status", "")).value_or(EvalStatus::RuntimeError);
   result.message = metrics.value("message", "");
-  result.speedup = metrics.value("speedup", 0.0);
+  result.speedup = metrics.value(metric_keys::kSpeedup, 0.0);
+  result.speedup_ci_low = metrics.value(metric_keys::kSpeedupCiLow, 0.0);
+  result.speedup_ci_high = metrics.value(metric_keys::kSpeedupCiHigh, 0.0);
+  result.speedup_rounds = metrics.value(metric_keys::kSpeedupRounds, 0);
   result.gbps = metrics.value("gbps", 0.0);
   result.gflops = metrics.value("gflops", 0.0);
   result.max_abs_err = metrics.value("max_abs_err", 0.0);

@@ -405,6 +405,9 @@ SandboxLaunch::SandboxLaunch(std::vector<std::string> argv, fs::path folder, con
   net_namespace_ = support.net_namespace && policy.isolate_network;
   drop_capabilities_ = support.drop_capabilities && policy.drop_capabilities;
   last_capability_ = last_capability();
+  // Tells the Python worker its runners are already inside this PID namespace and read-only
+  // view (kforge_confine.py): a nested namespace without capabilities breaks thread creation.
+  if (pid_namespace_ && read_only_) env_.push_back("KFORGE_SANDBOXED=1");
   if (read_only_) {
     for (const MountPoint& mount : current_mounts()) {
       // /proc is replaced by the namespace's own; the folder stays writable.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -23,8 +24,10 @@ namespace {
 
 const std::filesystem::path kFaulty = std::filesystem::path(KFORGE_SOURCE_DIR) / "tests/kernels/faulty";
 
-// Pid of a child of this process running `name`, or -1.
+// Pid of a descendant of this process running `name`, or -1. A descendant, not a child: the
+// sandbox starts the worker inside a PID namespace, below a stub that stays our child.
 pid_t child_named(const std::string& name) {
+  std::map<pid_t, std::pair<pid_t, std::string>> processes;  // pid -> (ppid, comm)
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string pid_text = entry.path().filename();
     if (pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -34,12 +37,16 @@ pid_t child_named(const std::string& name) {
     // pid (comm) state ppid ...; comm may hold spaces, so split at the last ')'.
     const auto open = stat.find('('), close = stat.rfind(')');
     if (open == std::string::npos || close == std::string::npos) continue;
-    const std::string comm = stat.substr(open + 1, close - open - 1);
     std::istringstream rest(stat.substr(close + 1));
     char state = 0;
     pid_t ppid = 0;
     rest >> state >> ppid;
-    if (ppid == ::getpid() && comm == name.substr(0, 15)) return static_cast<pid_t>(std::stol(pid_text));
+    processes[static_cast<pid_t>(std::stol(pid_text))] = {ppid, stat.substr(open + 1, close - open - 1)};
+  }
+  for (const auto& [pid, process] : processes) {
+    if (process.second != name.substr(0, 15)) continue;
+    for (pid_t up = process.first; up > 1; up = processes.count(up) ? processes[up].first : 0)
+      if (up == ::getpid()) return pid;
   }
   return -1;
 }
