@@ -45,6 +45,10 @@ TimingStats timing_from_json(const nlohmann::json& json) {
   stats.wall_ms = json.value("wall_ms", 0.0);
   stats.ci_low_ms = json.value(metric_keys::kMedianCiLowMs, 0.0);
   stats.ci_high_ms = json.value(metric_keys::kMedianCiHighMs, 0.0);
+  if (stats.ci_high_ms <= 0 && stats.median_ms > 0) {  // a worker that reports only rel_ci (Python)
+    stats.ci_low_ms = stats.median_ms * (1 - stats.rel_ci);
+    stats.ci_high_ms = stats.median_ms * (1 + stats.rel_ci);
+  }
   return stats;
 }
 
