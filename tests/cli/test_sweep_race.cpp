@@ -61,7 +61,8 @@ TEST(SweepRace, ParallelSweepsUnderLoadCompileEveryConfiguration) {
       EXPECT_NE(entry.value("status", ""), "compile_error") << entry.dump();
       EXPECT_NE(entry.value("status", ""), "runtime_error") << entry.dump();
       ASSERT_TRUE(entry.contains("checks")) << entry.dump();
-      EXPECT_EQ(entry.at("checks").size(), 3u) << entry.dump();
+      // Every size before timing (more seeds and adversarial draws), and again after timing.
+      EXPECT_GE(entry.at("checks").size(), 3u) << entry.dump();
       for (const auto& check : entry.at("checks")) EXPECT_TRUE(check.value("passed", false)) << entry.dump();
     }
   }

@@ -66,10 +66,14 @@ TEST(TimingUnderLoad, TheOriginalAgainstItselfIsNeverRejected) {
   for (int i = 0; i < kRepeats; ++i) {
     const EvalResult result = evaluator.evaluate_compiled(original, compiled);
     ASSERT_EQ(to_string(result.status), "correct") << "repeat " << i << ": " << result.message;
-    // Under hogs a request may get only a few rounds: a loose sanity bound on the ratio.
-    EXPECT_GT(result.speedup, 0.25) << "repeat " << i;
-    EXPECT_LT(result.speedup, 4.0) << "repeat " << i;
-    EXPECT_FALSE(result.speedup_ci_low > 1 && result.speedup_rounds < 6) << "too few rounds for significance";
+    // Under hogs a request may get a single round, whose ratio means nothing (147x was seen
+    // under ctest -j6): what must hold is that the kernel is never counted faster than itself.
+    EXPECT_FALSE(result.speedup_ci_low > 1) << "repeat " << i << ": the original counted faster than itself, "
+                                            << result.speedup << "x over " << result.speedup_rounds << " rounds";
+    if (result.speedup_rounds >= 20) {  // enough paired rounds for the median ratio to be stable
+      EXPECT_GT(result.speedup, 0.25) << "repeat " << i;
+      EXPECT_LT(result.speedup, 4.0) << "repeat " << i;
+    }
     std::cout << "[ repeat " << i << " ] original vs itself under " << hogs.size() << " CPU hogs: " << result.speedup
               << "x (95% CI " << result.speedup_ci_low << "-" << result.speedup_ci_high << ")\n";
   }

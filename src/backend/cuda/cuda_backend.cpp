@@ -183,25 +183,17 @@ class CudaBackend final : public Backend {
   }
 
   CompileResult compile(const CompileRequest& request) override {
-    const cuda::Nvrtc& api = cuda::nvrtc();
-    if (!api.usable) {
+    CompileTarget target;
+    try {
+      target = compile_target(request.device_index);
+    } catch (const EnvironmentError& e) {  // a candidate's compile fails with the reason
       CompileResult result;
       result.kernel = request.kernel;
-      result.log = api.problem;
+      result.log = e.what();
       return result;
     }
-    std::string arch;
-    try {
-      arch = target_arch(request.device_index);
-    } catch (const std::exception& e) {
-      CompileResult result;
-      result.log = std::string("cannot determine the device architecture: ") + e.what();
-      return result;
-    }
-    const std::string compiler =
-        "nvrtc " + std::to_string(api.major) + "." + std::to_string(api.minor);
-    const std::string key = compile_cache_key(request, "cuda", arch, compiler);
-    return compile_with_cache(key, [&](bool& cacheable) { return run_nvrtc(request, arch, cacheable); });
+    const std::string key = compile_cache_key(request, "cuda", target.arch, target.compiler);
+    return compile_with_cache(key, [&](bool& cacheable) { return run_nvrtc(request, target.arch, cacheable); });
   }
 
   // Asks the driver for the architecture (cuInit, no context), once per device index.
