@@ -30,6 +30,10 @@ EvalOptions options_for(Language language) {
                                      : std::filesystem::path(KFORGE_BINARY_DIR) / "bin/kforge-worker";
   options.timing.max_seconds = 0.3;
   options.limits.memory_bytes = language == Language::Cuda ? 0 : std::int64_t{16} << 30;
+  // Each test here shows one timing-phase defence: the adversarial check draws (which catch
+  // some of these cheats first, when a draw full of zeros or ties collides with their caches)
+  // are off, so the defence under test is the one that answers.
+  options.adversarial_draws = false;
   return options;
 }
 
@@ -113,7 +117,8 @@ void PrintTo(const Neutralised& cheat, std::ostream* os) { *os << cheat.name; }
 
 // Cheats that depend on their output surviving from one launch to the next: with outputs
 // re-poisoned before every timed launch they do all their work, so they are correct and no
-// faster than the honest kernel (each was 9x to 140x faster on unchanged buffers).
+// faster than the honest kernel (each was 9x to 140x faster on unchanged buffers), or they are
+// caught by a later check.
 const Neutralised kNeutralised[] = {
     {"memo_output", "correct"},
     {"launch_count_mantissa", "correct"},
@@ -124,7 +129,11 @@ void expect_neutralised(Language language, const Neutralised& cheat) {
   Evaluator evaluator(load_task(folder(language) / (std::string(cheat.name) + ".kforge.toml")), options_for(language));
   const KernelVariant memo = evaluator.baseline_variant();
   const EvalResult result = evaluator.evaluate(memo);
-  EXPECT_EQ(to_string(result.status), "correct") << cheat.name << ": " << result.message;
+  // Neutralised means no win: it is correct and no faster, or caught outright (the re-check's
+  // tie and zero draws can make a sampled output element match by chance, and the stale rest
+  // of the output then fails) - never a verified speedup.
+  const std::string status = to_string(result.status);
+  EXPECT_TRUE(status == "correct" || status == "incorrect") << cheat.name << ": " << status << ": " << result.message;
   KernelVariant honest = memo;
   honest.source = read_file(folder(language) / (std::string(cheat.honest) + ext(language)));
   const CompileResult honest_compiled = evaluator.compile(honest);
