@@ -1,7 +1,6 @@
 #include "cli/final_verification.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "search/evolution.h"
 #include "util/log.h"
@@ -10,19 +9,16 @@
 namespace kforge::cli {
 namespace {
 
-struct Interval {
-  double speedup = 0, low = 0, high = 0;
-};
-
 constexpr int kTimingSessions = 3;
 
-// Several sessions' intervals as one: the median speedup, and the hull of the intervals.
-Interval combine(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) { return a.speedup < b.speedup; });
-  Interval combined = intervals[intervals.size() / 2];
-  for (const Interval& interval : intervals) {
-    combined.low = std::min(combined.low, interval.low);
-    combined.high = std::max(combined.high, interval.high);
+// Several sessions' estimates as one: the median speedup, and the hull of the intervals.
+SpeedupEstimate combine(std::vector<SpeedupEstimate> estimates) {
+  std::sort(estimates.begin(), estimates.end(),
+            [](const SpeedupEstimate& a, const SpeedupEstimate& b) { return a.median < b.median; });
+  SpeedupEstimate combined = estimates[estimates.size() / 2];
+  for (const SpeedupEstimate& estimate : estimates) {
+    combined.ci_low = std::min(combined.ci_low, estimate.ci_low);
+    combined.ci_high = std::max(combined.ci_high, estimate.ci_high);
   }
   return combined;
 }
@@ -31,7 +27,7 @@ Interval combine(std::vector<Interval> intervals) {
 struct Attempt {
   std::string failure;
   nlohmann::json sizes = nlohmann::json::array();
-  Interval timing_size;
+  SpeedupEstimate timing_size;
 };
 
 Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
@@ -51,7 +47,7 @@ Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
     // samples cannot see them. The interval spans every session's interval.
     const int sessions = timing_size ? kTimingSessions : 1;
     timing_size = false;
-    std::vector<Interval> intervals;
+    std::vector<SpeedupEstimate> estimates;
     TimingStats baseline_stats, best_stats;
     for (int session = 0; session < sessions; ++session) {
       // Verified timing: the worker checks the outputs of the timed launches too.
@@ -67,24 +63,23 @@ Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
         return attempt;
       }
       // Paired rounds: the median of per-round ratios with its 95% interval (src/eval/timing.h).
-      const SpeedupEstimate estimate = paired_speedup(base->samples_ms, timed->samples_ms);
-      intervals.push_back({estimate.median, estimate.ci_low, estimate.ci_high});
+      estimates.push_back(paired_speedup(base->samples_ms, timed->samples_ms));
       baseline_stats = *base->stats;
       best_stats = *timed->stats;
     }
-    const Interval interval = combine(intervals);
+    const SpeedupEstimate interval = combine(estimates);
     if (attempt.sizes.empty()) attempt.timing_size = interval;
     attempt.sizes.push_back({{"name", size.name},
                              {"baseline_ms", baseline_stats.median_ms},
                              {"best_ms", best_stats.median_ms},
-                             {metric_keys::kSpeedup, interval.speedup},
-                             {metric_keys::kSpeedupCiLow, interval.low},
-                             {metric_keys::kSpeedupCiHigh, interval.high},
-                             {metric_keys::kSpeedupSignificant, interval.low > 1},
+                             {metric_keys::kSpeedup, interval.median},
+                             {metric_keys::kSpeedupCiLow, interval.ci_low},
+                             {metric_keys::kSpeedupCiHigh, interval.ci_high},
+                             {metric_keys::kSpeedupSignificant, interval.ci_low > 1},
                              {"sessions", sessions},
                              {"spread", best_stats.spread}});
     log::info("  size {:<12} baseline {:.4f} ms  best {:.4f} ms  {:.2f}x [{:.2f}, {:.2f}]", size.name,
-              baseline_stats.median_ms, best_stats.median_ms, interval.speedup, interval.low, interval.high);
+              baseline_stats.median_ms, best_stats.median_ms, interval.median, interval.ci_low, interval.ci_high);
   }
   // Results after many launches must still be right: a kernel that counts its launches and
   // stops working after the first few passes every check made before timing.
@@ -93,39 +88,40 @@ Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
   return attempt;
 }
 
-void mark_incorrect(RunStore& store, const CandidateRecord& candidate, const std::string& reason) {
+// The candidate's stored result, to be rewritten with the final verification's verdict.
+CandidateResult stored_result(const CandidateRecord& candidate) {
   CandidateResult result;
-  result.status = CandidateStatus::Incorrect;
-  result.status_message = "final verification: " + reason;
+  result.status = candidate.status;
+  result.status_message = candidate.status_message;
   result.compile_log = candidate.compile_log;
   result.compile_stats = candidate.compile_stats;
   result.metrics = candidate.metrics;
-  result.metrics["final_check"] = {{"status", "incorrect"}, {"message", reason}};
   result.profile = candidate.profile;
   result.analysis = candidate.analysis;
+  return result;
+}
+
+void mark_incorrect(RunStore& store, const CandidateRecord& candidate, const std::string& reason) {
+  CandidateResult result = stored_result(candidate);
+  result.status = CandidateStatus::Incorrect;
+  result.status_message = "final verification: " + reason;
+  result.metrics["final_check"] = {{"status", "incorrect"}, {"message", reason}};
   store.update_candidate_result(candidate.id, result);
 }
 
 // The verified figures replace the search's: every headline reads metrics.speedup and
 // metrics.median_ms, and those must be the numbers that the final verification stands behind.
 void record_verified(RunStore& store, const CandidateRecord& candidate, const Attempt& attempt) {
-  CandidateResult result;
-  result.status = CandidateStatus::Correct;
-  result.status_message = candidate.status_message;
-  result.compile_log = candidate.compile_log;
-  result.compile_stats = candidate.compile_stats;
-  result.metrics = candidate.metrics;
+  CandidateResult result = stored_result(candidate);  // Correct: only correct candidates are verified
   if (candidate.speedup()) result.metrics["search_speedup"] = *candidate.speedup();
   if (candidate.median_ms()) result.metrics["search_median_ms"] = *candidate.median_ms();
-  result.metrics[metric_keys::kSpeedup] = attempt.timing_size.speedup;
-  result.metrics[metric_keys::kSpeedupCiLow] = attempt.timing_size.low;
-  result.metrics[metric_keys::kSpeedupCiHigh] = attempt.timing_size.high;
+  result.metrics[metric_keys::kSpeedup] = attempt.timing_size.median;
+  result.metrics[metric_keys::kSpeedupCiLow] = attempt.timing_size.ci_low;
+  result.metrics[metric_keys::kSpeedupCiHigh] = attempt.timing_size.ci_high;
   result.metrics[metric_keys::kSpeedupSignificant] = true;
   result.metrics["median_ms"] = attempt.sizes.front().value("best_ms", 0.0);
   result.metrics["sizes"] = attempt.sizes;
   result.metrics["final_check"] = {{"status", "correct"}};
-  result.profile = candidate.profile;
-  result.analysis = candidate.analysis;
   store.update_candidate_result(candidate.id, result);
 }
 }  // namespace
@@ -159,17 +155,17 @@ FinalVerdict verify_final(Evaluator& evaluator, RunStore& store, std::int64_t ba
       ++verdict.rejected;
       continue;
     }
-    if (attempt.timing_size.low <= 1.0) {
+    if (attempt.timing_size.ci_low <= 1.0) {
       log::info("  candidate #{}: {:.2f}x [{:.2f}, {:.2f}] on re-measurement: not measurably faster", candidate.id,
-                attempt.timing_size.speedup, attempt.timing_size.low, attempt.timing_size.high);
+                attempt.timing_size.median, attempt.timing_size.ci_low, attempt.timing_size.ci_high);
       continue;
     }
     record_verified(store, candidate, attempt);
     verdict.best_id = candidate.id;
     verdict.sizes = attempt.sizes;
-    verdict.speedup = attempt.timing_size.speedup;
-    verdict.speedup_low = attempt.timing_size.low;
-    verdict.speedup_high = attempt.timing_size.high;
+    verdict.speedup = attempt.timing_size.median;
+    verdict.speedup_low = attempt.timing_size.ci_low;
+    verdict.speedup_high = attempt.timing_size.ci_high;
     verdict.search_speedup = candidate.speedup().value_or(0);
     break;
   }
