@@ -12,7 +12,7 @@ full synchronisation, copy of the outputs into set k's slots, then the outputs t
 returned are poisoned, so the memory it gets back from torch's allocator never holds an answer.
 
 Protocol (JSON lines; replies on the original stdout, anything printed goes to stderr):
-  {"op": "load", "kind": "kernelbench"|"launcher"|"args", "file", "entry", "params", "manifest",
+  {"op": "load", "kind": "kernelbench"|"launcher"|"args", "file", "entry", "params", "task" (plan), "launch",
    "size", "seed", "init", "sets": [[value...]...], "outs": [[descriptor|null...]...], "flush"}
   {"op": "run", "set": k}  ->  {"ok", "ms", "wall_ms", "outputs": [{type, shape, dtype}], "tampered"}
 """
@@ -116,7 +116,7 @@ class Runner:
     def load(self, request):
         from kforge_runners import ArgsLauncher, load_module, ShapeMismatch
         from kforge_shared import attach, decode_value
-        from kforge_task import kernelbench_task, load_task
+        from kforge_task import Task
         torch = self.torch
         self.sets = [[decode_value(v, self.device) for v in values] for values in request["sets"]]
         self.outs = [[attach(d, self.device) if d else None for d in slots] for slots in request["outs"]]
@@ -124,7 +124,7 @@ class Runner:
         module = load_module(request["file"], self.folder)
         params = {k: int(v) for k, v in request.get("params", {}).items()}
         kind = request["kind"]
-        task = kernelbench_task(request["manifest"]) if kind == "kernelbench" else load_task(request["manifest"])
+        task = Task(request["task"])
         self.prepare = lambda k: None
         self.outputs = lambda k, returned: _as_list(returned)
         if kind == "kernelbench":
@@ -143,7 +143,7 @@ class Runner:
             self.call = lambda k: fn(*self.sets[k], **kwargs)
         else:
             try:
-                launchers = [ArgsLauncher(task, module, request["entry"], params, request["size"], values, self.device)
+                launchers = [ArgsLauncher(task, module, request["entry"], params, request["launch"], values, self.device)
                              for values in self.sets]
             except ShapeMismatch as e:
                 return {"ok": False, "shape_mismatch": str(e)}

@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-from kforge_task import DTYPES, TaskError, eval_expr, eval_int
+from kforge_task import DTYPES, TaskError
 
 # Outputs start as NaN (floats) or this sentinel (integers), so an output the kernel never
 # writes cannot match the reference by luck.
@@ -148,8 +148,13 @@ def make_input(arg, count, seed, index):
     return data.to(dtype)
 
 
-def _shape(arg, env):
-    return [eval_int(s, env) for s in arg["shape"]]
+def _scalar(arg, value):
+    """A scalar argument's resolved value as the kernel takes it."""
+    return float(value) if arg["dtype"] in ("f32", "f64") else int(value)
+
+
+def _grid(launch):
+    return tuple(max(1, int(g)) for g in launch["grid"])
 
 
 def is_launchable(fn):
@@ -206,31 +211,30 @@ class ManifestRunner:
         self.device = device
         self.loaded = [i for i, a in enumerate(task.args) if a["role"] in ("input", "inout")]
 
-    def inputs(self, size, seed, params):
-        env = self.task.bindings(size, params)
+    def inputs(self, size, seed, launch):
+        del size  # `launch` is the plan of the variant at that size
         values = []
         for i in self.loaded:
             arg = self.task.args[i]
-            shape = _shape(arg, env)
+            shape = list(launch["shapes"][i])
             values.append(make_input(arg, math.prod(shape), seed, i).reshape(shape).to(self.device))
         return values
 
     def case(self, variant, size, seed):
         del seed  # the inputs carry the randomness
-        task = self.task
-        env = task.bindings(size, variant.params)
+        del size  # the variant's launch plan is at the request's size
+        task, launch = self.task, variant.launch
         args = []
-        for arg in task.args:
+        for i, arg in enumerate(task.args):
             if arg["role"] == "scalar":
-                value = eval_expr(arg["value"], env)
-                args.append(float(value) if arg["dtype"] in ("f32", "f64") else int(value))
+                args.append(_scalar(arg, launch["scalars"][i]))
             else:
                 dtype = getattr(torch, DTYPES[arg["dtype"]])
-                args.append(poison(torch.empty(_shape(arg, env), dtype=dtype, device=self.device)))
+                args.append(poison(torch.empty(list(launch["shapes"][i]), dtype=dtype, device=self.device)))
         outputs = [args[i] for i, a in enumerate(task.args) if a["role"] in ("output", "inout")]
         fn = _entry(variant.module, variant.entry)
         if is_launchable(fn):
-            grid = tuple(max(1, eval_int(g, env)) for g in task.grid)
+            grid = _grid(launch)
             names = set(_signature_names(fn))
             kwargs = {k: int(v) for k, v in variant.params.items() if k in names or k in self.LAUNCH_OPTIONS}
 
@@ -284,16 +288,14 @@ class ArgsLauncher:
     shared tensors themselves; in/out and output arguments are the runner's own buffers, refilled
     (in/out) or poisoned (outputs) by `prepare`, outside the timed region, before every call."""
 
-    def __init__(self, task, module, entry, params, size, values, device):
-        env = task.bindings(size, params)
+    def __init__(self, task, module, entry, params, launch, values, device):
         self.args, self.refills, self.outs = [], [], []
         loaded = iter(values)
-        for arg in task.args:
+        for i, arg in enumerate(task.args):
             if arg["role"] == "scalar":
-                value = eval_expr(arg["value"], env)
-                self.args.append(float(value) if arg["dtype"] in ("f32", "f64") else int(value))
+                self.args.append(_scalar(arg, launch["scalars"][i]))
                 continue
-            shape = _shape(arg, env)
+            shape = list(launch["shapes"][i])
             given = next(loaded) if arg["role"] in ("input", "inout") else None
             if given is not None and list(given.shape) != shape:
                 raise ShapeMismatch(arg["name"])
@@ -308,7 +310,7 @@ class ArgsLauncher:
         fn = _entry(module, entry)
         outs = self.outs
         if is_launchable(fn):
-            grid = tuple(max(1, eval_int(g, env)) for g in task.grid)
+            grid = _grid(launch)
             names = set(_signature_names(fn))
             kwargs = {k: int(v) for k, v in params.items() if k in names or k in ManifestRunner.LAUNCH_OPTIONS}
             self.launch = lambda: fn[grid](*self.args, **kwargs)
@@ -342,8 +344,8 @@ class LauncherRunner:
         file, function = task.inputs
         self.builder = _entry(load_trusted(file), function)
 
-    def inputs(self, size, seed, params):
-        del params  # inputs depend on the size only
+    def inputs(self, size, seed, launch):
+        del launch  # inputs depend on the size only
         if size not in self.task.sizes:
             raise TaskError(f"{self.task.path}: no problem size named '{size}'")
         kwargs = dict(self.task.sizes[size])
@@ -430,8 +432,8 @@ class KernelBenchRunner:
         torch.manual_seed(int(seed))
         return list(self.problem.get_init_inputs())
 
-    def inputs(self, size, seed, params):
-        del size, params  # one implicit size
+    def inputs(self, size, seed, launch):
+        del size, launch  # one implicit size
         torch.manual_seed(int(seed))
         return [_to_device(x, self.device) for x in self.problem.get_inputs()]
 
@@ -454,5 +456,5 @@ class KernelBenchRunner:
         return None
 
     def tolerance(self, index, expected):
-        del index, expected
-        return self.task.tolerance
+        del index
+        return self.task.tolerance_for(dtype_name(expected))

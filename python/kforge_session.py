@@ -31,7 +31,7 @@ from kforge_confine import become_subreaper, kill_descendants, report, runner_en
 from kforge_guard import describe_violations
 from kforge_runners import KernelBenchRunner, LauncherRunner, ManifestRunner, _signature_names
 from kforge_shared import empty_shared, encode_value
-from kforge_task import load_task
+from kforge_task import Task
 
 RUNNER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kforge_runner.py")
 TIMING_SETS = 3          # input sets rotated through by the timed calls
@@ -67,10 +67,11 @@ def poisoned_allocations():
 
 
 class Variant:
-    def __init__(self, module, entry, params):
+    def __init__(self, module, entry, params, launch):
         self.module = module
         self.entry = entry
         self.params = params
+        self.launch = launch  # its LaunchPlan at the request's size (docs/WORKER_PROTOCOL.md)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -271,7 +272,8 @@ class RunnerProcess:
         init_encoded = [encode_value(v, device, self.shared, self.keep)[0] for v in init]
         self.session.synchronize()
         reply = self.request({"op": "load", "kind": kind, "file": spec["binary_file"], "entry": spec["entry"],
-                              "params": spec.get("params", {}), "manifest": task.path, "size": size,
+                              "params": spec.get("params", {}), "task": task.plan, "launch": spec["launch"],
+                              "size": size,
                               "seed": int(seed), "init": init_encoded, "sets": encoded_sets,
                               "outs": encoded_outs, "flush": bool(flush)})
         # Both sides have mapped the files: unlinked now, their memory lives as long as the
@@ -318,8 +320,6 @@ class Session:
         shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else self.sandbox
         self.shared_root = tempfile.mkdtemp(prefix=f"kforge-{os.getpid()}-", dir=shm)
         self.trusted = TrustedFiles(self.private)
-        self.tasks = {}
-        self.references = {}   # manifest -> the reference spec of its last check request
         self.runners = {}      # runner key -> RunnerProcess
         self.spares = []       # started runners without a variant yet
         self.last_op = None
@@ -387,33 +387,21 @@ class Session:
     # ------------------------------------------------------------------------------------------
     # What the judge itself runs: the task, the reference and the inputs.
 
-    def task(self, manifest):
-        if manifest not in self.tasks:
-            self.tasks[manifest] = load_task(manifest)
-        return self.tasks[manifest]
+    @staticmethod
+    def task(plan):
+        task = Task(plan)
+        task.plan = plan  # passed on to the runners as it came
+        return task
 
     def reference(self, spec, task):
         """The reference variant, from a task file (kept by TrustedFiles)."""
+        del task
         return Variant(self.trusted.load(spec["binary_file"]), spec["entry"],
-                       {k: int(v) for k, v in spec.get("params", {}).items()})
-
-    def default_reference(self, task):
-        """For a time request on a manifest this worker has not checked yet: the reference of the
-        task's own files, as src/eval/evaluator.cpp chooses it."""
-        if task.kernelbench:
-            return Variant(self.trusted.load(task.path), "Model", {})
-        import tomllib
-        with open(task.path, "rb") as f:
-            doc = tomllib.load(f)
-        folder = os.path.dirname(os.path.abspath(task.path))
-        section = doc.get("reference", {})
-        source = os.path.join(folder, section.get("source", doc["task"]["source"]))
-        entry = section.get("kernel", task.kernel)
-        return Variant(self.trusted.load(source), entry, {} if "kernel" in section else dict(task.params))
+                       {k: int(v) for k, v in spec.get("params", {}).items()}, spec["launch"])
 
     def harness(self, task, reference):
         if task.kernelbench:
-            return KernelBenchRunner(task, self.device, self.trusted.load(task.path))
+            return KernelBenchRunner(task, self.device, self.trusted.load(task.problem_file))
         if task.launcher:
             return LauncherRunner(task, self.device, self.trusted.load)
         return ManifestRunner(task, self.device)
@@ -449,14 +437,7 @@ class Session:
                 digest = hashlib.sha256(f.read()).hexdigest()
         except OSError:
             return False
-        if task.kernelbench:
-            sources = [task.path]
-        else:
-            import tomllib
-            with open(task.path, "rb") as f:
-                section = tomllib.load(f).get("task", {})
-            sources = [os.path.join(os.path.dirname(os.path.abspath(task.path)), section.get("source", ""))]
-        for source in sources:
+        for source in task.sources:
             try:
                 with open(source, "rb") as f:
                     if hashlib.sha256(f.read()).hexdigest() == digest:
@@ -543,16 +524,15 @@ class Session:
 
     # ------------------------------------------------------------------------------------------
     def check(self, request):
-        task = self.task(request["manifest"])
+        task = self.task(request["task"])
         reference = self.reference(request["reference"], task)
-        self.references[request["manifest"]] = request["reference"]
         spec = request["variant"]
         harness = self.harness(task, reference)
         runner = self.runners_for([spec], task)[0]
         init_seed = request["seeds"][0]
         init = harness.init_inputs(init_seed) if task.kernelbench else []
         results = []
-        for size in request["sizes"]:
+        for size in [request["size"]]:
             # Every seed runs in the same shared tensors with new values copied in: a candidate
             # that computes once and then returns what it cached (by address, shape or "already
             # called") meets new values in old buffers.
@@ -560,7 +540,7 @@ class Session:
             for i, seed in enumerate(request["seeds"]):
                 result = {"size": size, "seed": seed, "passed": False}
                 results.append(result)
-                values = harness.inputs(size, seed, reference.params)
+                values = harness.inputs(size, seed, reference.launch)
                 expected = self.expected_outputs(harness, reference, size, init_seed, values)
                 if shared is None:
                     reply, shared_sets, slot_sets = runner.load(self.kind(task), spec, task, size, init_seed, init,
@@ -596,7 +576,7 @@ class Session:
 
     # ------------------------------------------------------------------------------------------
     def time(self, request):
-        task = self.task(request["manifest"])
+        task = self.task(request["task"])
         size = request["size"]
         seed = int(request.get("seed", 1))
         warmup_ms = float(request.get("warmup_ms", 20.0))
@@ -606,25 +586,23 @@ class Session:
         target_rel_ci = float(request.get("target_rel_ci", 0.01))
         flush = bool(request.get("flush_cache", True))
 
-        known = self.references.get(request["manifest"])
-        reference = self.reference(known, task) if known else self.default_reference(task)
+        reference = self.reference(request["reference"], task)
         harness = self.harness(task, reference)
         specs = request["variants"]
         runners = self.runners_for(specs, task)
         # Several input sets with different contents; every variant gets its own shared copies.
         seeds = [seed + 7919 * j for j in range(TIMING_SETS)]
-        sets = [harness.inputs(size, s, reference.params) for s in seeds]
+        sets = [harness.inputs(size, s, reference.launch) for s in seeds]
         init = harness.init_inputs(seed) if task.kernelbench else []
         shapes_like = self.expected_outputs(harness, reference, size, seed, sets[0])
         timed = []
         for spec, runner in zip(specs, runners):
-            params = {k: int(v) for k, v in spec.get("params", {}).items()}
             mirror = [[v.clone() if isinstance(v, torch.Tensor) else v for v in values] for values in sets]
             reply, shared, slots = runner.load(self.kind(task), spec, task, size, seed, init, mirror, shapes_like,
                                                flush)
             verify = True
             if reply.get("shape_mismatch"):  # its parameters change the input shapes: inputs of its own
-                mirror = [harness.inputs(size, s, params) for s in seeds]
+                mirror = [harness.inputs(size, s, spec["launch"]) for s in seeds]
                 reply, shared, slots = runner.load(self.kind(task), spec, task, size, seed, init, mirror, [], flush)
                 verify = False
             if not reply.get("ok"):

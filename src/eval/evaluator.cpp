@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "eval/calibration.h"
-#include "eval/check_inputs.h"
+#include "protocol/check_inputs.h"
+#include "protocol/plan_resolve.h"
 #include "task/limits.h"
 #include "eval/plausibility.h"
 #include "profile/device_characterization.h"
@@ -19,12 +19,6 @@
 namespace kforge {
 namespace {
 using nlohmann::json;
-
-json params_json(const ParamValues& params) {
-  json object = json::object();
-  for (const auto& [name, value] : params) object[name] = value;
-  return object;
-}
 
 EvalStatus status_for(const WorkerReply& reply) {
   switch (reply.kind) {
@@ -60,7 +54,8 @@ Evaluator::Evaluator(Task task, EvalOptions options)
       worker_(options_.worker_executable, task_.kernel.language, options_.device_index, options_.limits),
       compilers_(options_.worker_executable, task_.kernel.language, options_.device_index, options_.limits,
                  options_.compile_limits, options_.compile_threads),
-      seeds_(options_.seed ? options_.seed : std::random_device{}()) {}
+      seeds_(options_.seed ? options_.seed : std::random_device{}()),
+      plan_(plan_task(task_)) {}
 
 Evaluator::~Evaluator() = default;
 
@@ -159,13 +154,15 @@ std::string Evaluator::stage_binary(const CompileResult& compiled) {
   return path.string();
 }
 
-json Evaluator::variant_json(const KernelVariant& variant, const CompileResult& compiled, const std::string& id) {
+VariantSpec Evaluator::variant_spec(const KernelVariant& variant, const CompileResult& compiled, const std::string& id,
+                                   const ProblemSize& size) {
   const std::string kernel = variant.kernel.empty() ? task_.kernel.kernel : variant.kernel;
-  return {{"id", id},
-          {"binary_file", stage_binary(compiled)},
-          {"format", compiled.binary_format},
-          {"entry", compiled.lowered_name.empty() ? kernel : compiled.lowered_name},
-          {"params", params_json(variant.params)}};
+  return {id,
+          stage_binary(compiled),
+          compiled.binary_format,
+          compiled.lowered_name.empty() ? kernel : compiled.lowered_name,
+          variant.params,
+          plan_launch(task_, size, variant.params)};
 }
 
 // FP32 peak from the FMA probe, timed now in a worker of its own; 0 on failure.
@@ -198,46 +195,51 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
     result.message = first_error_line(compiled.log);
     return result;
   }
-  const json reference = variant_json(reference_variant(), compiled_reference(), "reference");
-  const json candidate = variant_json(variant, compiled, "candidate");
+  const KernelVariant reference = reference_variant();
+  const CompileResult& reference_compiled = compiled_reference();
   std::lock_guard lock(worker_mutex_);
-  prepare_checks(reference);
+  prepare_checks();
   result.warnings = calibration_warnings_;
   // Seed 0 of every size draws from the manifest's init, the others (one more than
   // check_seeds) rotate through the adversarial draws across sizes (check_inputs.h).
   const bool draws_on = native_task() && options_.adversarial_draws;
-  const std::vector<std::string> draw_names = draws_on ? check_draws(task_) : std::vector<std::string>{};
+  const std::vector<std::string> draw_names = draws_on ? check_draws(plan_.args) : std::vector<std::string>{};
   const auto draws = draws_per_size(task_.sizes.size(), seeds_per_size + (draw_names.empty() ? 0 : 1), draw_names);
   std::size_t most_seeds = 0;
   std::string notes;
   // One request per size, so a crash or hang names the size that caused it.
   for (std::size_t s = 0; s < task_.sizes.size(); ++s) {
     const auto& size = task_.sizes[s];
-    json seeds = json::array();
-    for (std::size_t i = 0; i < draws[s].size(); ++i) seeds.push_back(seeds_() >> 1);
+    CheckRequest request;
+    request.task = plan_;
+    request.size = size.name;
+    try {
+      request.variant = variant_spec(variant, compiled, "candidate", size);
+    } catch (const TaskError& e) {  // the candidate's parameters break an expression of the manifest
+      result.status = EvalStatus::RuntimeError;
+      result.message = "size '" + size.name + "': " + e.what();
+      return result;
+    }
+    request.reference = variant_spec(reference, reference_compiled, "reference", size);
+    for (std::size_t i = 0; i < draws[s].size(); ++i) request.seeds.push_back(seeds_() >> 1);
     most_seeds = std::max(most_seeds, draws[s].size());
-    json request = {{"op", "check"},         {"manifest", task_.manifest_path.string()},
-                    {"variant", candidate},  {"reference", reference},
-                    {"sizes", {size.name}},  {"seeds", seeds}};
-    if (draws_on) request["draws"] = draws[s];
-    if (calibration_.contains(size.name)) request["tolerances"] = calibration_[size.name].at("tolerances");
+    if (draws_on) request.draws = draws[s];
+    if (const auto it = calibrated_.find(size.name); it != calibrated_.end()) request.tolerances = it->second;
     TraceScope trace("check " + size.name);
-    const WorkerReply reply = worker_.request(request, options_.check_timeout_s);
+    const WorkerReply reply = worker_.request(to_json(request), options_.check_timeout_s);
     if (reply.kind != WorkerReply::Kind::Ok) {
       result.status = status_for(reply);
       result.message = "size '" + size.name + "': " + reply.message;
       return result;
     }
-    for (const auto& check_json : reply.body.at("checks")) {
-      SizeCheck size_check = size_check_from_json(check_json);
+    for (const SizeCheck& size_check : check_reply_from_json(reply.body).checks) {
       result.max_abs_err = std::max(result.max_abs_err, size_check.max_abs_err);
       result.max_rel_err = std::max(result.max_rel_err, size_check.max_rel_err);
       result.checks.push_back(size_check);
       if (size_check.passed && !size_check.message.empty() && notes.find(size_check.message) == std::string::npos)
         notes += "; size '" + size.name + "': " + size_check.message;
       if (!size_check.passed) {
-        const bool memory_fault = check_json.value("fault", "") == "out_of_bounds";
-        result.status = memory_fault ? EvalStatus::RuntimeError : EvalStatus::Incorrect;
+        result.status = size_check.out_of_bounds ? EvalStatus::RuntimeError : EvalStatus::Incorrect;
         result.message = "size '" + size.name + "': " + size_check.message;
         return result;
       }
@@ -256,24 +258,25 @@ bool Evaluator::native_task() const {
           task_.kernel.language == Language::Hip);
 }
 
-void Evaluator::prepare_checks(const json& reference) {
+void Evaluator::prepare_checks() {
   if (checks_prepared_ || !native_task()) return;
   TraceScope trace("prepare checks");
   // Limits first: a size that cannot fit would otherwise time out or crash every candidate.
   json info = device_ ? device_->info : json();
   if (info.is_null()) {
-    const WorkerReply reply = worker_.request({{"op", "info"}}, options_.check_timeout_s);
-    if (reply.kind == WorkerReply::Kind::Ok) info = reply.body.at("device");
+    const WorkerReply reply = worker_.request({{"op", worker_ops::kInfo}}, options_.check_timeout_s);
+    if (reply.kind == WorkerReply::Kind::Ok) info = to_json(info_reply_from_json(reply.body).device);
   }
   check_memory_limits(task_, info.is_object() ? info.value("global_mem_bytes", std::uint64_t{0}) : 0,
                       options_.limits.memory_bytes > 0 ? static_cast<std::uint64_t>(options_.limits.memory_bytes) : 0,
                       info.is_object() ? info.value("name", std::string()) : std::string());
   checks_prepared_ = true;
   if (!options_.calibrate_tolerances) return;
+  const KernelVariant reference = reference_variant();
   for (const auto& size : task_.sizes) {
-    const json request = {{"op", "calibrate"}, {"manifest", task_.manifest_path.string()}, {"reference", reference},
-                          {"size", size.name},  {"seeds", calibration_seeds(size.name)}};
-    const WorkerReply reply = worker_.request(request, options_.check_timeout_s);
+    const CalibrateRequest request{plan_, size.name, variant_spec(reference, compiled_reference(), "reference", size),
+                                   calibration_seeds(size.name)};
+    const WorkerReply reply = worker_.request(to_json(request), options_.check_timeout_s);
     if (reply.kind != WorkerReply::Kind::Ok) {  // the checks still run, on the manifest's tolerances
       const std::string warning = "size '" + size.name + "': tolerance calibration failed (" + reply.message +
                                   "); the manifest's tolerances are used";
@@ -281,17 +284,18 @@ void Evaluator::prepare_checks(const json& reference) {
       calibration_warnings_.push_back(warning);
       continue;
     }
-    json tolerances = json::object();
-    for (const auto& output : reply.body.at("outputs")) {
-      tolerances[output.at("name").get<std::string>()] = output.at("tolerance");
-      const std::string warning = output.value("warning", "");
-      if (!warning.empty()) {
-        log::warn("{}: size '{}': {}", task_.name, size.name, warning);
-        calibration_warnings_.push_back("size '" + size.name + "': " + warning);
+    json tolerances = json::object(), outputs = json::array();
+    for (const OutputCalibration& output : calibrate_reply_from_json(reply.body).outputs) {
+      calibrated_[size.name][output.name] = output.tolerance;
+      tolerances[output.name] = to_json(output.tolerance);
+      outputs.push_back(to_json(output));
+      if (!output.warning.empty()) {
+        log::warn("{}: size '{}': {}", task_.name, size.name, output.warning);
+        calibration_warnings_.push_back("size '" + size.name + "': " + output.warning);
       }
-      log::verbose("{}: size '{}': output '{}': {}", task_.name, size.name, output.value("name", ""), output.value("note", ""));
+      log::verbose("{}: size '{}': output '{}': {}", task_.name, size.name, output.name, output.note);
     }
-    calibration_[size.name] = {{"tolerances", tolerances}, {"outputs", reply.body.at("outputs")}};
+    calibration_[size.name] = {{"tolerances", tolerances}, {"outputs", outputs}};
   }
 }
 
@@ -299,45 +303,45 @@ TimedRun Evaluator::time_variants(const std::vector<std::pair<const KernelVarian
                                   const std::string& size_name, bool verify) {
   TimedRun run;
   run.variants.resize(variants.size());
-  json list = json::array();
-  for (std::size_t i = 0; i < variants.size(); ++i)
-    list.push_back(variant_json(*variants[i].first, *variants[i].second, std::to_string(i)));
-  const TimingConfig& t = options_.timing;
-  json request = {{"op", "time"},
-                  {"manifest", task_.manifest_path.string()},
-                  {"size", size_name.empty() ? task_.sizes.front().name : size_name},
-                  {"variants", list},
-                  {"seed", seeds_() >> 1},
-                  {"warmup_ms", t.warmup_ms},
-                  {"min_samples", t.min_samples},
-                  {"max_samples", t.max_samples},
-                  {"max_seconds", t.max_seconds},
-                  {"target_rel_ci", t.target_rel_ci},
-                  {"flush_cache", t.flush_cache}};
-  // The worker computes every buffer set's expected outputs with the reference, as the check does.
-  if (verify && options_.verify_timed_outputs && native_task()) request["reference"] = variant_json(reference_variant(), compiled_reference(), "reference");
+  const ProblemSize& size = size_name.empty() ? task_.sizes.front() : find_size(task_, size_name);
+  TimeRequest request;
+  request.task = plan_;
+  request.size = size.name;
+  try {
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      request.variants.push_back(variant_spec(*variants[i].first, *variants[i].second, std::to_string(i), size));
+  } catch (const TaskError& e) {  // a variant's parameters break an expression of the manifest
+    run.error = std::string("timing failed: ") + e.what();
+    return run;
+  }
+  request.seed = seeds_() >> 1;
+  request.timing = options_.timing;
+  // The worker computes every buffer set's expected outputs with the reference, as the check
+  // does; the Python worker always verifies, against the reference it is given.
+  if ((verify && options_.verify_timed_outputs && native_task()) || !native_task())
+    request.reference = variant_spec(reference_variant(), compiled_reference(), "reference", size);
   std::lock_guard lock(worker_mutex_);
   TraceScope trace("time");
-  const WorkerReply reply = worker_.request(request, options_.time_timeout_s);
+  const WorkerReply reply = worker_.request(to_json(request), options_.time_timeout_s);
   if (reply.kind != WorkerReply::Kind::Ok) {
     run.error = (reply.kind == WorkerReply::Kind::TimedOut ? "timing " : "timing failed: ") + reply.message;
     return run;
   }
-  run.sets = reply.body.value("sets", 0);
-  run.overhead = reply.body.value("overhead", json::object());
-  for (const auto& entry : reply.body.at("results")) {
-    const std::size_t index = std::stoul(entry.at("id").get<std::string>());
+  const TimeReply timed_reply = time_reply_from_json(reply.body);
+  run.sets = timed_reply.sets;
+  run.overhead = timed_reply.overhead;
+  for (const TimedResult& entry : timed_reply.results) {
+    const std::size_t index = std::stoul(entry.id);
     if (index >= run.variants.size()) continue;
     TimedVariant& timed = run.variants[index];
-    timed.stats = timing_from_json(entry.at("stats"));
-    if (entry.contains("samples_ms")) timed.samples_ms = entry.at("samples_ms").get<std::vector<double>>();
-    timed.launches = entry.value("launches", 0);
-    const json verification = entry.value("verification", json::object());
-    if (verification.value("checked", false)) {
+    timed.stats = entry.stats;
+    timed.samples_ms = entry.samples_ms;
+    timed.launches = entry.launches;
+    if (entry.verification.checked) {
       timed.verified = true;
-      timed.verification_passed = verification.value("passed", false);
-      timed.verification_message = verification.value("message", std::string());
-      timed.out_of_bounds = verification.value("fault", std::string()) == "out_of_bounds";
+      timed.verification_passed = entry.verification.passed;
+      timed.verification_message = entry.verification.message;
+      timed.out_of_bounds = entry.verification.out_of_bounds;
     }
   }
   return run;
@@ -485,26 +489,26 @@ void Evaluator::fill_throughput(EvalResult& result, const ParamValues& params) c
 
 double Evaluator::measure_copy_bandwidth_now() {
   std::lock_guard lock(worker_mutex_);
-  const WorkerReply bandwidth = worker_.request({{"op", "bandwidth"}}, options_.time_timeout_s);
-  return bandwidth.kind == WorkerReply::Kind::Ok ? bandwidth.body.value("copy_gbps", 0.0) : 0.0;
+  const WorkerReply bandwidth = worker_.request({{"op", worker_ops::kBandwidth}}, options_.time_timeout_s);
+  return bandwidth.kind == WorkerReply::Kind::Ok ? bandwidth_reply_from_json(bandwidth.body).copy_gbps : 0.0;
 }
 
 DeviceSummary Evaluator::device() {
   if (device_) return *device_;
   std::lock_guard lock(worker_mutex_);
   DeviceSummary summary;
-  const WorkerReply info = worker_.request({{"op", "info"}}, options_.check_timeout_s);
+  const WorkerReply info = worker_.request({{"op", worker_ops::kInfo}}, options_.check_timeout_s);
   if (info.kind != WorkerReply::Kind::Ok) throw std::runtime_error("cannot query the device: " + info.message);
-  summary.info = info.body.at("device");
+  summary.info = to_json(info_reply_from_json(info.body).device);
   // Copy bandwidth is a property of the device: measure once, keep it in the cache.
   const auto cache_file = cache_dir() / "devices" /
                           (content_hash(summary.info.dump()) + ".json");
   if (std::filesystem::exists(cache_file)) {
     summary.copy_gbps = json::parse(read_file(cache_file)).value("copy_gbps", 0.0);
   } else {
-    const WorkerReply bandwidth = worker_.request({{"op", "bandwidth"}}, options_.time_timeout_s);
+    const WorkerReply bandwidth = worker_.request({{"op", worker_ops::kBandwidth}}, options_.time_timeout_s);
     if (bandwidth.kind == WorkerReply::Kind::Ok) {
-      summary.copy_gbps = bandwidth.body.value("copy_gbps", 0.0);
+      summary.copy_gbps = bandwidth_reply_from_json(bandwidth.body).copy_gbps;
       write_file(cache_file, json{{"device", summary.info}, {"copy_gbps", summary.copy_gbps}}.dump(2));
     }
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "eval/result.h"
 #include "eval/timing.h"
 #include "eval/worker_process.h"
+#include "protocol/worker_protocol.h"
 #include "task/task.h"
 
 namespace kforge {
@@ -109,15 +111,17 @@ class Evaluator : public CandidateEvaluator {
   void fill_throughput(EvalResult& result, const ParamValues& params) const;
 
  private:
-  nlohmann::json variant_json(const KernelVariant& variant, const CompileResult& compiled,
-                              const std::string& id);
+  // A compiled variant as the worker loads it, with its launch resolved at `size` (throws
+  // TaskError when the variant's parameters make an expression of the manifest invalid).
+  VariantSpec variant_spec(const KernelVariant& variant, const CompileResult& compiled, const std::string& id,
+                           const ProblemSize& size);
   std::string stage_binary(const CompileResult& compiled);
   const CompileResult& compiled_reference();
   const CompileResult& compiled_baseline();
   bool native_task() const;
   // Once per task, under worker_mutex_: memory limits of every size against the device, then
   // the tolerance calibration of every size. Throws TaskError for a manifest that cannot run.
-  void prepare_checks(const nlohmann::json& reference);
+  void prepare_checks();
   // Times baseline and candidate and fills `result` (timings, paired speedup and its CI,
   // throughput); false with `result` failed when timing or the timed-output check failed.
   bool time_against_baseline(EvalResult& result, const KernelVariant& candidate, const CompileResult& compiled,
@@ -140,7 +144,9 @@ class Evaluator : public CandidateEvaluator {
   std::optional<DeviceSummary> device_;
   std::mt19937_64 seeds_;
   bool checks_prepared_ = false;
+  TaskPlan plan_;  // the task as workers see it (protocol/plan.h)
   nlohmann::json calibration_ = nlohmann::json::object();  // size name -> {"tolerances": {...}, "outputs": [...]}
+  std::map<std::string, std::map<std::string, OutputTolerance>> calibrated_;  // size -> output -> tolerance
   std::vector<std::string> calibration_warnings_;
 };
 

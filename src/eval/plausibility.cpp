@@ -6,6 +6,7 @@
 
 #include "profile/device_characterization.h"
 #include "profile/roofline.h"
+#include "protocol/worker_protocol.h"
 #include "util/files.h"
 
 namespace kforge {

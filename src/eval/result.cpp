@@ -27,55 +27,6 @@ std::optional<EvalStatus> parse_eval_status(const std::string& text) {
   return std::nullopt;
 }
 
-nlohmann::json to_json(const TimingStats& stats) {
-  return {{"median_ms", stats.median_ms}, {"min_ms", stats.min_ms},   {"mean_ms", stats.mean_ms},
-          {"spread", stats.spread},       {"rel_ci", stats.rel_ci},   {"samples", stats.samples},
-          {"wall_ms", stats.wall_ms},     {metric_keys::kMedianCiLowMs, stats.ci_low_ms},
-          {metric_keys::kMedianCiHighMs, stats.ci_high_ms}};
-}
-
-TimingStats timing_from_json(const nlohmann::json& json) {
-  TimingStats stats;
-  stats.median_ms = json.value("median_ms", 0.0);
-  stats.min_ms = json.value("min_ms", 0.0);
-  stats.mean_ms = json.value("mean_ms", 0.0);
-  stats.spread = json.value("spread", 0.0);
-  stats.rel_ci = json.value("rel_ci", 0.0);
-  stats.samples = json.value("samples", 0);
-  stats.wall_ms = json.value("wall_ms", 0.0);
-  stats.ci_low_ms = json.value(metric_keys::kMedianCiLowMs, 0.0);
-  stats.ci_high_ms = json.value(metric_keys::kMedianCiHighMs, 0.0);
-  if (stats.ci_high_ms <= 0 && stats.median_ms > 0) {  // a worker that reports only rel_ci (Python)
-    stats.ci_low_ms = stats.median_ms * (1 - stats.rel_ci);
-    stats.ci_high_ms = stats.median_ms * (1 + stats.rel_ci);
-  }
-  return stats;
-}
-
-nlohmann::json to_json(const SizeCheck& check) {
-  return {{"size", check.size},
-          {"seed", check.seed},
-          {"passed", check.passed},
-          {"max_abs_err", check.max_abs_err},
-          {"max_rel_err", check.max_rel_err},
-          {"mismatches", check.mismatches},
-          {"message", check.message},
-          {"draw", check.draw}};
-}
-
-SizeCheck size_check_from_json(const nlohmann::json& json) {
-  SizeCheck check;
-  check.size = json.value("size", "");
-  check.seed = json.value("seed", std::uint64_t{0});
-  check.passed = json.value("passed", false);
-  check.max_abs_err = json.value("max_abs_err", 0.0);
-  check.max_rel_err = json.value("max_rel_err", 0.0);
-  check.mismatches = json.value("mismatches", std::int64_t{0});
-  check.message = json.value("message", "");
-  check.draw = json.value("draw", "");
-  return check;
-}
-
 nlohmann::json compile_stats_json(const CompileResult& compiled) {
   return {{"ok", compiled.ok},
           {"seconds", compiled.seconds},

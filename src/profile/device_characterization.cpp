@@ -1,5 +1,7 @@
 #include "profile/device_characterization.h"
 
+#include "protocol/worker_protocol.h"  // device_info_from_json
+
 #include <fmt/format.h>
 
 #include "util/files.h"
@@ -132,21 +134,6 @@ DevicePeaks DeviceCharacterization::peaks() const {
   peaks.gflops_source = fp32_source();
   peaks.tensor_fp16_gflops = tensor_fp16_gflops;
   return peaks;
-}
-
-DeviceInfo device_info_from_json(const json& info) {
-  DeviceInfo device;
-  if (!info.is_object()) return device;
-  device.backend = info.value("backend", "");
-  device.name = info.value("name", "");
-  device.arch = info.value("arch", "");
-  device.platform = info.value("platform", "");
-  device.compute_units = info.value("compute_units", 0);
-  device.global_mem_bytes = info.value("global_mem_bytes", std::int64_t{0});
-  device.l2_bytes = info.value("l2_bytes", std::int64_t{0});
-  device.clock_mhz = info.value("clock_mhz", 0);
-  device.is_gpu = info.value("is_gpu", false);
-  return device;
 }
 
 std::filesystem::path device_cache_file(const json& info) {

@@ -31,7 +31,6 @@ struct DeviceCharacterization {
   DevicePeaks peaks() const;
 };
 
-DeviceInfo device_info_from_json(const nlohmann::json& info);
 std::filesystem::path device_cache_file(const nlohmann::json& info);
 
 // The FP32 probe as an ordinary kforge task (manifest + kernel) for the backend, written

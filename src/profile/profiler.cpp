@@ -14,6 +14,8 @@
 #include "profile/ncu.h"
 #include "profile/rocprof.h"
 #include "profile/subprocess.h"
+#include "protocol/plan_resolve.h"
+#include "protocol/worker_protocol.h"
 #include "util/files.h"
 
 namespace kforge {
@@ -72,25 +74,16 @@ TaskWork task_work(const ProfileTarget& target) {
 // The worker's one-shot request: a "time" with one sample, so the kernel runs a few warm-up
 // launches and then once more; the profiler picks a warm launch by its launch-skip.
 json oneshot_request(const ProfileTarget& target, const std::filesystem::path& binary) {
-  json params = json::object();
-  for (const auto& [name, value] : target.params) params[name] = value;
   const std::string entry = target.compiled.lowered_name.empty() ? target.task->kernel.kernel
                                                                  : target.compiled.lowered_name;
-  return {{"op", "time"},
-          {"manifest", target.task->manifest_path.string()},
-          {"size", size_of(target).name},
-          {"variants", json::array({{{"id", "0"},
-                                     {"binary_file", binary.string()},
-                                     {"format", target.compiled.binary_format},
-                                     {"entry", entry},
-                                     {"params", params}}})},
-          {"seed", 1},
-          {"warmup_ms", 0.0},
-          {"min_samples", 1},
-          {"max_samples", 1},
-          {"max_seconds", 1.0},
-          {"target_rel_ci", 1.0},
-          {"flush_cache", false}};
+  TimeRequest request;
+  request.task = plan_task(*target.task);
+  request.size = size_of(target).name;
+  request.variants.push_back({"0", binary.string(), target.compiled.binary_format, entry, target.params,
+                              plan_launch(*target.task, size_of(target), target.params)});
+  request.seed = 1;
+  request.timing = {0.0, 1, 1, 1.0, 1.0, false};  // warmup_ms, min/max samples, max_seconds, rel_ci, flush
+  return to_json(request);
 }
 
 std::vector<std::string> worker_command(const ProfileTarget& target, const ProfilerOptions& options,

@@ -38,6 +38,7 @@ Task kernelbench_task(const std::filesystem::path& file) {
   task.root = path.parent_path();
   task.kernel = {Language::PyTorch, path, "Model"};
   task.sizes.push_back({"default", {}});
+  task.tolerance = Tolerance{1e-2, 1e-2};  // KernelBench's own tolerance, for every output
   task.description = "KernelBench problem " + path.filename().string() + " (candidates define ModelNew)";
   return task;
 }

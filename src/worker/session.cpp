@@ -5,11 +5,11 @@
 #include <cmath>
 #include <optional>
 
-#include "eval/check_inputs.h"
-#include "eval/check_tolerance.h"
-#include "eval/host_buffer.h"
-#include "eval/kernel_args.h"
+#include "protocol/check_inputs.h"
 #include "util/files.h"
+#include "worker/check_tolerance.h"
+#include "worker/host_buffer.h"
+#include "worker/kernel_args.h"
 #include "util/trace.h"
 #include "worker/sandbox_report.h"
 
@@ -17,21 +17,9 @@ namespace kforge {
 namespace {
 using nlohmann::json;
 
-ParamValues params_from_json(const json& object) {
-  ParamValues params;
-  for (const auto& [name, value] : object.items()) params[name] = value.get<std::int64_t>();
-  return params;
-}
-
-const ProblemSize& find_size(const Task& task, const std::string& name) {
-  for (const auto& size : task.sizes)
-    if (size.name == name) return size;
-  throw TaskError(task.manifest_path.string() + ": no problem size named '" + name + "'");
-}
-
 // Downloads the buffer arguments into fresh host buffers shaped like `shapes`: outputs to
 // compare and inputs to checksum.
-std::vector<HostBuffer> download_args(Device& device, const Task& task, const ArgBinding& binding,
+std::vector<HostBuffer> download_args(Device& device, const TaskPlan& task, const ArgBinding& binding,
                                       const std::vector<HostBuffer>& shapes, bool include_inputs) {
   std::vector<HostBuffer> result(shapes.size());
   for (std::size_t i = 0; i < task.args.size(); ++i) {
@@ -46,7 +34,7 @@ std::vector<HostBuffer> download_args(Device& device, const Task& task, const Ar
 // Overwrites the outputs of a finished run with poison (0xFF bytes: NaN in every float type)
 // before the buffers are freed, so a later kernel that finds the freed memory again (the
 // allocator reuses it) reads poison, not the reference's answers.
-void scrub_outputs(Device& device, const Task& task, const ArgBinding& binding, const std::vector<HostBuffer>& shapes) {
+void scrub_outputs(Device& device, const TaskPlan& task, const ArgBinding& binding, const std::vector<HostBuffer>& shapes) {
   for (std::size_t i = 0; i < task.args.size(); ++i) {
     if (binding.buffers[i] < 0 || shapes[i].size_bytes() == 0 || task.args[i].role == ArgRole::Input) continue;
     const std::vector<std::byte> poison_bytes(shapes[i].size_bytes(), std::byte{0xFF});
@@ -76,83 +64,54 @@ std::string first_mismatch_text(const std::string& arg, const Comparison& compar
 WorkerSession::WorkerSession(Language language, int device_index)
     : backend_(make_backend(language)), device_(backend_->open_device(device_index)) {}
 
-const Task& WorkerSession::task(const std::string& manifest) {
-  auto it = tasks_.find(manifest);
-  if (it == tasks_.end()) it = tasks_.emplace(manifest, load_task(manifest)).first;
-  return it->second;
-}
-
-WorkerSession::LoadedVariant WorkerSession::load_variant(const json& variant) {
-  LoadedVariant loaded;
-  loaded.params = params_from_json(variant.at("params"));
-  const std::string file = variant.at("binary_file");
-  const std::string entry = variant.at("entry");
-  const std::string key = file + "#" + entry;
+WorkerSession::LoadedVariant WorkerSession::load_variant(const VariantSpec& variant) {
+  const std::string key = variant.binary_file + "#" + variant.entry;
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     CompileResult compiled;
     compiled.ok = true;
-    compiled.binary = read_file(file);
-    compiled.binary_format = variant.at("format");
-    it = kernels_.emplace(key, device_->load(compiled, entry)).first;
+    compiled.binary = read_file(variant.binary_file);
+    compiled.binary_format = variant.format;
+    it = kernels_.emplace(key, device_->load(compiled, variant.entry)).first;
   }
-  loaded.kernel = it->second;
-  return loaded;
+  return {it->second, &variant.launch};
 }
 
 json WorkerSession::handle(const json& request) {
   const std::string op = request.at("op");
   TraceScope trace("worker " + op);
-  if (op == "info") return info();
-  if (op == "check") return check(request);
-  if (op == "time") return time(request);
-  if (op == "calibrate") return calibrate(request);
-  if (op == "bandwidth") return {{"ok", true}, {"copy_gbps", device_->measure_copy_bandwidth()}};
-  if (op == "sandbox") return sandbox_report(request);  // tests look at the sandbox from inside
-  return {{"ok", false}, {"error", "unknown request '" + op + "'"}};
+  if (op == worker_ops::kInfo) return to_json(info());
+  if (op == worker_ops::kCheck) return to_json(check(check_request_from_json(request)));
+  if (op == worker_ops::kTime) return to_json(time(time_request_from_json(request)));
+  if (op == worker_ops::kCalibrate) return to_json(calibrate(calibrate_request_from_json(request)));
+  if (op == worker_ops::kBandwidth) return to_json(BandwidthReply{device_->measure_copy_bandwidth()});
+  if (op == worker_ops::kSandbox) return sandbox_report(request);  // tests look at the sandbox from inside
+  return error_reply("unknown request '" + op + "'");
 }
 
-json WorkerSession::info() {
-  const DeviceInfo& d = device_->info();
-  return {{"ok", true},
-          {"device",
-           {{"backend", d.backend}, {"name", d.name}, {"arch", d.arch}, {"platform", d.platform},
-            {"compute_units", d.compute_units}, {"global_mem_bytes", d.global_mem_bytes},
-            {"l2_bytes", d.l2_bytes}, {"clock_mhz", d.clock_mhz}, {"is_gpu", d.is_gpu}}}};
-}
+InfoReply WorkerSession::info() { return {device_->info()}; }
 
-json WorkerSession::check(const json& request) {
-  const Task& t = task(request.at("manifest"));
-  const LoadedVariant candidate = load_variant(request.at("variant"));
-  const LoadedVariant reference = load_variant(request.at("reference"));
-  json results = json::array();
-  for (const auto& size_name : request.at("sizes")) {
-    const ProblemSize& size = find_size(t, size_name);
-    // After the first seed the candidate runs again on its own buffers, with new inputs
-    // uploaded and its previous outputs left in place: a kernel that computes once and then
-    // returns early (a static flag, "output already written") keeps stale answers and fails.
-    KeptBinding kept{*device_, std::nullopt};
-    // Optional, parallel to seeds: which distributions each seed draws (check_inputs.h); and
-    // per-output tolerances the orchestrator calibrated (check_tolerance.h).
-    const json draws = request.value("draws", json::array());
-    const json tolerances = request.value("tolerances", json::object());
-    for (std::size_t s = 0; s < request.at("seeds").size(); ++s) {
-      const std::uint64_t seed = request.at("seeds")[s].get<std::uint64_t>();
-      const std::string draw = s < draws.size() ? draws[s].get<std::string>() : std::string(kManifestDraw);
-      json result = check_one(t, size, seed, candidate, reference, kept.binding, draw, tolerances);
-      const bool passed = result.value("passed", false);
-      results.push_back(std::move(result));
-      if (!passed) return {{"ok", true}, {"checks", results}};  // first failure is enough
-    }
+CheckReply WorkerSession::check(const CheckRequest& request) {
+  const LoadedVariant candidate = load_variant(request.variant);
+  const LoadedVariant reference = load_variant(request.reference);
+  CheckReply reply;
+  // After the first seed the candidate runs again on its own buffers, with new inputs
+  // uploaded and its previous outputs left in place: a kernel that computes once and then
+  // returns early (a static flag, "output already written") keeps stale answers and fails.
+  KeptBinding kept{*device_, std::nullopt};
+  for (std::size_t s = 0; s < request.seeds.size(); ++s) {
+    // Which distributions each seed draws (protocol/check_inputs.h); the manifest's by default.
+    const std::string draw = s < request.draws.size() ? request.draws[s] : std::string(kManifestDraw);
+    reply.checks.push_back(check_one(request, request.seeds[s], candidate, reference, kept.binding, draw));
+    if (!reply.checks.back().passed) break;  // the first failure is enough
   }
-  return {{"ok", true}, {"checks", results}};
+  return reply;
 }
 
-std::vector<HostBuffer> WorkerSession::run_reference(const Task& t, const Bindings& bindings,
-                                                     const LoadedVariant& reference,
+std::vector<HostBuffer> WorkerSession::run_reference(const TaskPlan& t, const LoadedVariant& reference,
                                                      const std::vector<HostBuffer>& inputs) {
-  ArgBinding binding = bind_args(*device_, t, bindings, inputs);
-  device_->launch(reference.kernel, binding.args, launch_dims(t, bindings));
+  ArgBinding binding = bind_args(*device_, t, *reference.launch, inputs);
+  device_->launch(reference.kernel, binding.args, reference.launch->dims);
   device_->synchronize();
   std::vector<HostBuffer> expected = download_args(*device_, t, binding, inputs, false);
   scrub_outputs(*device_, t, binding, inputs);
@@ -161,7 +120,7 @@ std::vector<HostBuffer> WorkerSession::run_reference(const Task& t, const Bindin
 }
 
 namespace {
-bool outputs_finite(const Task& t, const std::vector<HostBuffer>& expected) {
+bool outputs_finite(const TaskPlan& t, const std::vector<HostBuffer>& expected) {
   for (std::size_t i = 0; i < t.args.size(); ++i) {
     if (t.args[i].role == ArgRole::Input || t.args[i].role == ArgRole::Scalar || !is_floating(t.args[i].dtype)) continue;
     const HostBuffer& buffer = expected[i];
@@ -178,19 +137,23 @@ bool outputs_finite(const Task& t, const std::vector<HostBuffer>& expected) {
 }
 }  // namespace
 
-json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint64_t seed,
-                              const LoadedVariant& candidate, const LoadedVariant& reference,
-                              std::optional<ArgBinding>& kept, const std::string& draw, const json& tolerances) {
-  json result = {{"size", size.name}, {"seed", seed}, {"passed", false}, {"draw", draw}};
-  const Bindings ref_bindings = bindings_for(t, size, reference.params);
-  const Bindings cand_bindings = bindings_for(t, size, candidate.params);
-  std::optional<TraceScope> phase(std::in_place, "  inputs " + size.name + " " + draw);
-  DrawPlan plan = plan_draw(t, draw);
-  std::vector<HostBuffer> inputs = make_host_args(t, ref_bindings, seed, plan.distributions);
+SizeCheck WorkerSession::check_one(const CheckRequest& request, std::uint64_t seed, const LoadedVariant& candidate,
+                                   const LoadedVariant& reference, std::optional<ArgBinding>& kept,
+                                   const std::string& draw) {
+  const TaskPlan& t = request.task;
+  SizeCheck result;
+  result.size = request.size;
+  result.seed = seed;
+  result.draw = draw;
+  const LaunchPlan& ref_launch = *reference.launch;
+  const LaunchPlan& cand_launch = *candidate.launch;
+  std::optional<TraceScope> phase(std::in_place, "  inputs " + request.size + " " + draw);
+  DrawPlan plan = plan_draw(t.args, draw);
+  std::vector<HostBuffer> inputs = make_host_args(t, ref_launch, seed, plan.distributions);
   phase.emplace("  reference run+download");
 
   // Reference first, on its own buffers: the candidate never sees the reference's output.
-  std::vector<HostBuffer> expected = run_reference(t, ref_bindings, reference, inputs);
+  std::vector<HostBuffer> expected = run_reference(t, reference, inputs);
   // A draw on which the reference itself overflows (finite inputs, non-finite outputs) cannot
   // judge the task: keep only the arguments it handles on their own, the others at their init.
   std::string note;
@@ -201,49 +164,48 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
       if (!plan.drawn[i]) continue;
       std::vector<bool> alone(t.args.size(), false);
       alone[i] = true;
-      const DrawPlan single = keep_only(t, plan, alone);
-      if (outputs_finite(t, run_reference(t, ref_bindings, reference, make_host_args(t, ref_bindings, seed, single.distributions))))
+      const DrawPlan single = keep_only(t.args, plan, alone);
+      if (outputs_finite(t, run_reference(t, reference, make_host_args(t, ref_launch, seed, single.distributions))))
         keep[i] = true;
       else
         skipped += (skipped.empty() ? "" : ", ") + t.args[i].name + " = " + plan.distributions[i];
     }
-    DrawPlan kept_plan = keep_only(t, plan, keep);
-    inputs = make_host_args(t, ref_bindings, seed, kept_plan.distributions);
-    expected = run_reference(t, ref_bindings, reference, inputs);
+    DrawPlan kept_plan = keep_only(t.args, plan, keep);
+    inputs = make_host_args(t, ref_launch, seed, kept_plan.distributions);
+    expected = run_reference(t, reference, inputs);
     if (!outputs_finite(t, expected) && kept_plan.any_drawn()) {  // fine alone, not together
-      kept_plan = keep_only(t, plan, std::vector<bool>(t.args.size(), false));
-      inputs = make_host_args(t, ref_bindings, seed, kept_plan.distributions);
-      expected = run_reference(t, ref_bindings, reference, inputs);
+      kept_plan = keep_only(t.args, plan, std::vector<bool>(t.args.size(), false));
+      inputs = make_host_args(t, ref_launch, seed, kept_plan.distributions);
+      expected = run_reference(t, reference, inputs);
       skipped = "all drawn arguments together";
     }
     note = "draw '" + draw + "' skipped for " + skipped +
            ": the reference itself returns non-finite outputs on it, so it cannot judge the candidate";
     plan = kept_plan;
-    result["note"] = note;
   }
-  result["inputs"] = plan.describe(t.args);
+  result.inputs = plan.describe(t.args);
   const bool manifest_draw = !plan.any_drawn();
-  const double input_mean_abs = manifest_draw ? 0.0 : mean_abs_inputs(t, inputs);
+  const double input_mean_abs = manifest_draw ? 0.0 : mean_abs_inputs(t.args, inputs);
 
   phase.emplace("  candidate run+download");
   // The candidate gets the very same inputs (and freshly poisoned outputs, as in `inputs`).
   for (std::size_t i = 0; i < t.args.size(); ++i) {
-    if (t.args[i].role != ArgRole::Scalar && element_count(t.args[i], cand_bindings) != inputs[i].count) {
-      result["message"] = "argument '" + t.args[i].name + "' has a different size under this variant's parameters";
+    if (t.args[i].role != ArgRole::Scalar && cand_launch.count(i) != inputs[i].count) {
+      result.message = "argument '" + t.args[i].name + "' has a different size under this variant's parameters";
       return result;
     }
   }
   const std::vector<HostBuffer>& cand_inputs = inputs;
   const bool reused = kept.has_value();
   if (!reused) {
-    kept = bind_args(*device_, t, cand_bindings, cand_inputs);
+    kept = bind_args(*device_, t, cand_launch, cand_inputs);
   } else {
     for (std::size_t i = 0; i < t.args.size(); ++i)  // new inputs; outputs keep the last run's values
       if (kept->buffers[i] >= 0 && t.args[i].role != ArgRole::Output && cand_inputs[i].size_bytes() > 0)
         device_->upload(kept->buffers[i], cand_inputs[i].bytes.data(), cand_inputs[i].size_bytes());
   }
   const ArgBinding& binding = *kept;
-  device_->launch(candidate.kernel, binding.args, launch_dims(t, cand_bindings));
+  device_->launch(candidate.kernel, binding.args, cand_launch.dims);
   // A full device synchronisation, so work a kernel left on another stream counts too.
   device_->synchronize();
   const std::vector<HostBuffer> actual = download_args(*device_, t, binding, cand_inputs, true);
@@ -254,8 +216,8 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
 
   phase.emplace("  compare");
   if (!guard_violation.empty()) {
-    result["fault"] = "out_of_bounds";
-    result["message"] = "out-of-bounds write: memory just outside buffer '" + guard_violation + "' was overwritten";
+    result.out_of_bounds = true;
+    result.message = "out-of-bounds write: memory just outside buffer '" + guard_violation + "' was overwritten";
     return result;
   }
   double max_abs = 0, max_rel = 0;
@@ -264,16 +226,17 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
   auto first_mismatch = [&](const std::vector<HostBuffer>& outputs, bool record) {
     std::string text;
     for (std::size_t i = 0; i < t.args.size(); ++i) {
-      const ArgSpec& arg = t.args[i];
+      const ArgPlan& arg = t.args[i];
       if (arg.role == ArgRole::Scalar) continue;
       if (arg.role == ArgRole::Input) {
         if (checksum(outputs[i]) != checksum(cand_inputs[i]) && text.empty())
           text = "input '" + arg.name + "' was modified by the kernel";
         continue;
       }
-      OutputTolerance base{tolerance_for(t, arg.dtype).atol, tolerance_for(t, arg.dtype).rtol, 0, 1};
-      if (tolerances.contains(arg.name)) base = output_tolerance_from_json(tolerances.at(arg.name));
-      else base.fan_in = fan_in(t, ref_bindings, i);
+      const auto calibrated = request.tolerances.find(arg.name);
+      const OutputTolerance base = calibrated != request.tolerances.end()
+                                       ? calibrated->second
+                                       : OutputTolerance{arg.tolerance.atol, arg.tolerance.rtol, 0, ref_launch.fan_in[i]};
       const Comparison comparison =
           compare(outputs[i], expected[i], tolerance_for_draw(base, arg.dtype, manifest_draw, expected[i], input_mean_abs));
       if (record) {
@@ -288,8 +251,8 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
   std::string message = first_mismatch(actual, true);
   if (!message.empty() && reused && !manifest_draw) {
     // Reused buffers and a new draw: which one did it? The same inputs on fresh buffers tell.
-    ArgBinding fresh = bind_args(*device_, t, cand_bindings, cand_inputs);
-    device_->launch(candidate.kernel, fresh.args, launch_dims(t, cand_bindings));
+    ArgBinding fresh = bind_args(*device_, t, cand_launch, cand_inputs);
+    device_->launch(candidate.kernel, fresh.args, cand_launch.dims);
     device_->synchronize();
     const std::vector<HostBuffer> fresh_actual = download_args(*device_, t, fresh, cand_inputs, true);
     release_args(*device_, fresh);
@@ -311,11 +274,11 @@ json WorkerSession::check_one(const Task& t, const ProblemSize& size, std::uint6
                "results reused across calls?)";
   }
   if (message.empty() && !note.empty()) message = note;  // a passing check says what it skipped
-  result["max_abs_err"] = max_abs;
-  result["max_rel_err"] = max_rel;
-  result["mismatches"] = mismatches;
-  result["passed"] = message.empty() || message == note;
-  result["message"] = message;
+  result.max_abs_err = max_abs;
+  result.max_rel_err = max_rel;
+  result.mismatches = mismatches;
+  result.passed = message.empty() || message == note;
+  result.message = message;
   return result;
 }
 

@@ -8,11 +8,11 @@
 #include <chrono>
 #include <random>
 
-#include "eval/host_buffer.h"
-#include "eval/kernel_args.h"
 #include "util/trace.h"
+#include "worker/host_buffer.h"
+#include "worker/kernel_args.h"
 #include "worker/session.h"
-#include "eval/timed_sets.h"
+#include "worker/timed_sets.h"
 
 namespace kforge {
 namespace {
@@ -42,17 +42,17 @@ std::int64_t buffer_bytes(const std::vector<HostBuffer>& args) {
   return total;
 }
 
-bool same_shapes(const Task& task, const Bindings& bindings, const std::vector<HostBuffer>& host) {
+bool same_shapes(const TaskPlan& task, const LaunchPlan& launch, const std::vector<HostBuffer>& host) {
   for (std::size_t i = 0; i < task.args.size(); ++i)
-    if (task.args[i].role != ArgRole::Scalar && element_count(task.args[i], bindings) != host[i].count) return false;
+    if (task.args[i].role != ArgRole::Scalar && launch.count(i) != host[i].count) return false;
   return true;
 }
 
 // Outputs of the reference on `set` (downloaded, then scrubbed on the device before release).
-std::vector<HostBuffer> reference_outputs(Device& device, const Task& task, KernelId reference,
-                                          const Bindings& bindings, const HostSet& set) {
-  ArgBinding binding = bind_args(device, task, bindings, set.args);
-  device.launch(reference, binding.args, launch_dims(task, bindings));
+std::vector<HostBuffer> reference_outputs(Device& device, const TaskPlan& task, KernelId reference,
+                                          const LaunchPlan& launch, const HostSet& set) {
+  ArgBinding binding = bind_args(device, task, launch, set.args);
+  device.launch(reference, binding.args, launch.dims);
   device.synchronize();
   std::vector<HostBuffer> expected(set.args.size());
   for (std::size_t i = 0; i < task.args.size(); ++i) {
@@ -98,62 +98,58 @@ struct TimedBindings {
   }
 };
 
-json verification_json(const Timed& entry, int sets) {
-  if (!entry.verify) return {{"checked", false}};
-  json out = {{"checked", true},      {"passed", entry.verdict.passed}, {"sets", sets},
-              {"launches", entry.launches}, {"verified_launches", entry.verified_launches}};
+TimedVerification verification_of(const Timed& entry, int sets) {
+  TimedVerification out;
+  if (!entry.verify) return out;
+  out.checked = true;
+  out.passed = entry.verdict.passed;
+  out.sets = sets;
+  out.launches = entry.launches;
+  out.verified_launches = entry.verified_launches;
   if (!entry.verdict.passed) {
-    out["message"] = "buffer set " + std::to_string(entry.failed_set + 1) + " of " + std::to_string(sets) +
-                     ", launch " + std::to_string(entry.failed_at_launch) + ": " + entry.verdict.message;
-    if (entry.verdict.out_of_bounds) out["fault"] = "out_of_bounds";
+    out.message = "buffer set " + std::to_string(entry.failed_set + 1) + " of " + std::to_string(sets) +
+                  ", launch " + std::to_string(entry.failed_at_launch) + ": " + entry.verdict.message;
+    out.out_of_bounds = entry.verdict.out_of_bounds;
   }
   return out;
 }
 }  // namespace
 
-json WorkerSession::time(const json& request) {
-  const Task& t = task(request.at("manifest"));
-  const ProblemSize* found = nullptr;
-  for (const auto& s : t.sizes)
-    if (s.name == request.at("size").get<std::string>()) found = &s;
-  if (!found) throw TaskError(t.manifest_path.string() + ": no problem size named '" + request.at("size").get<std::string>() + "'");
-  const ProblemSize& size = *found;
-  const TimingConfig config{request.value("warmup_ms", 20.0), request.value("min_samples", 10),
-                            request.value("max_samples", 2000), request.value("max_seconds", 2.0),
-                            request.value("target_rel_ci", 0.01), request.value("flush_cache", true)};
-  const std::uint64_t seed = request.value("seed", std::uint64_t{1});
-  const bool verifying = request.contains("reference");
+TimeReply WorkerSession::time(const TimeRequest& request) {
+  const TaskPlan& t = request.task;
+  const TimingConfig& config = request.timing;
+  const std::uint64_t seed = request.seed;
   json overhead = {{"prepare_ms", 0.0}, {"reset_ms", 0.0}, {"verify_ms", 0.0}};
   auto prepare_start = Clock::now();
 
   // The sets are shaped by the reference (as in the check) or, unverified, by the first variant.
   std::optional<LoadedVariant> reference;
-  if (verifying) reference = load_variant(request.at("reference"));
+  if (request.reference) reference = load_variant(*request.reference);
   std::vector<Timed> timed;
-  std::vector<Bindings> variant_bindings;
-  for (const auto& v : request.at("variants")) {
+  std::vector<const LaunchPlan*> variant_launches;
+  for (const VariantSpec& v : request.variants) {
     Timed entry;
-    entry.id = v.at("id");
+    entry.id = v.id;
     const LoadedVariant loaded = load_variant(v);
     entry.kernel = loaded.kernel;
-    variant_bindings.push_back(bindings_for(t, size, loaded.params));
-    entry.dims = launch_dims(t, variant_bindings.back());
+    variant_launches.push_back(loaded.launch);
+    entry.dims = loaded.launch->dims;
     timed.push_back(std::move(entry));
   }
   TimedBindings release{*device_, timed};
-  if (timed.empty()) return {{"ok", true}, {"results", json::array()}};
-  const Bindings shape_bindings = reference ? bindings_for(t, size, reference->params) : variant_bindings.front();
+  if (timed.empty()) return {};
+  const LaunchPlan& shape_launch = reference ? *reference->launch : *variant_launches.front();
 
   std::vector<HostSet> sets;
-  sets.push_back({make_host_args(t, shape_bindings, set_seed(seed, 0)), {}, {}});
+  sets.push_back({make_host_args(t, shape_launch, set_seed(seed, 0)), {}, {}});
   const int set_count = timed_set_count(buffer_bytes(sets.front().args), static_cast<int>(timed.size()),
                                         device_->info().global_mem_bytes);
-  for (int k = 1; k < set_count; ++k) sets.push_back({make_host_args(t, shape_bindings, set_seed(seed, k)), {}, {}});
+  for (int k = 1; k < set_count; ++k) sets.push_back({make_host_args(t, shape_launch, set_seed(seed, k)), {}, {}});
   for (auto& set : sets) {
     set.checksums.assign(t.args.size(), 0);
     for (std::size_t i = 0; i < t.args.size(); ++i)
       if (t.args[i].role == ArgRole::Input) set.checksums[i] = checksum(set.args[i]);
-    if (reference) set.expected = reference_outputs(*device_, t, reference->kernel, shape_bindings, set);
+    if (reference) set.expected = reference_outputs(*device_, t, reference->kernel, shape_launch, set);
   }
   // A variant whose argument sizes differ from the reference's was refused by the check; its
   // timing (unverified) gets its own sets.
@@ -162,14 +158,14 @@ json WorkerSession::time(const json& request) {
     Timed& entry = timed[v];
     entry.verify = reference.has_value();
     entry.sets = &sets;
-    if (!same_shapes(t, variant_bindings[v], sets.front().args)) {
+    if (!same_shapes(t, *variant_launches[v], sets.front().args)) {
       for (int k = 0; k < set_count; ++k)
-        own_sets[v].push_back({make_host_args(t, variant_bindings[v], set_seed(seed, k)), {}, {}});
+        own_sets[v].push_back({make_host_args(t, *variant_launches[v], set_seed(seed, k)), {}, {}});
       entry.sets = &own_sets[v];
       if (entry.verify)
         entry.verdict = {false, false, "argument sizes differ from the reference's under this variant's parameters"};
     }
-    for (const HostSet& set : *entry.sets) entry.bindings.push_back(bind_args(*device_, t, variant_bindings[v], set.args));
+    for (const HostSet& set : *entry.sets) entry.bindings.push_back(bind_args(*device_, t, *variant_launches[v], set.args));
     entry.launched_on.assign(entry.bindings.size(), 0);
   }
   device_->synchronize();
@@ -253,7 +249,8 @@ json WorkerSession::time(const json& request) {
     while (static_cast<int>(entry.wall.size()) < kMinWallSamples) wall_launch(entry);
 
   // The outputs of the last launch on every set; guards of every buffer.
-  json results = json::array();
+  TimeReply reply;
+  reply.sets = set_count;
   for (std::size_t v = 0; v < timed.size(); ++v) {
     Timed& entry = timed[v];
     for (std::size_t k = 0; k < entry.bindings.size(); ++k)
@@ -271,15 +268,12 @@ json WorkerSession::time(const json& request) {
     }
     TimingStats stats = summarize(entry.samples);
     stats.wall_ms = summarize(entry.wall).min_ms;  // the fastest: one preempted launch is not hidden work
-    results.push_back({{"id", entry.id},
-                       {"stats", to_json(stats)},
-                       {"samples_ms", entry.samples},
-                       {"launches", entry.launches},
-                       {"verification", verification_json(entry, set_count)}});
+    reply.results.push_back({entry.id, stats, entry.samples, entry.launches, verification_of(entry, set_count)});
   }
   overhead["reset_ms"] = reset_ms;
   overhead["verify_ms"] = verify_ms;
-  return {{"ok", true}, {"results", results}, {"sets", set_count}, {"overhead", overhead}};
+  reply.overhead = overhead;
+  return reply;
 }
 
 }  // namespace kforge

@@ -11,6 +11,7 @@
 
 #include "util/files.h"
 #include "worker/compile_mode.h"
+#include "protocol/worker_protocol.h"
 #include "worker/session.h"
 
 namespace kforge {
@@ -67,7 +68,7 @@ int answer_oneshot(WorkerSession& session, const std::string& request_file, FILE
     reply(out, reply_message);
     return reply_message.value("ok", false) ? 0 : 1;
   } catch (const std::exception& e) {
-    reply(out, {{"ok", false}, {"error", e.what()}});
+    reply(out, error_reply(e.what()));
     return 1;
   }
 }
@@ -85,9 +86,9 @@ int run_worker(int argc, char** argv) {
     if (options.compile_only) return run_compile_worker(options.language, options.device, out);
     session = std::make_unique<WorkerSession>(options.language, options.device);
     if (!options.oneshot.empty()) return answer_oneshot(*session, options.oneshot, out);
-    reply(out, {{"ok", true}, {"ready", true}});
+    reply(out, ready_reply());
   } catch (const std::exception& e) {
-    reply(out, {{"ok", false}, {"error", std::string("worker could not open the device: ") + e.what()}});
+    reply(out, error_reply(std::string("worker could not open the device: ") + e.what()));
     return 2;
   }
   std::string line;
@@ -97,19 +98,19 @@ int run_worker(int argc, char** argv) {
     try {
       request = json::parse(line);
     } catch (const std::exception& e) {
-      reply(out, {{"ok", false}, {"error", std::string("malformed request: ") + e.what()}});
+      reply(out, error_reply(std::string("malformed request: ") + e.what()));
       continue;
     }
-    if (request.value("op", "") == "exit") break;
+    if (request.value("op", "") == worker_ops::kExit) break;
     try {
       reply(out, session->handle(request));
     } catch (const DeviceError& e) {
-      reply(out, {{"ok", false}, {"error", e.what()}, {"context_lost", e.context_lost}});
+      reply(out, error_reply(e.what(), e.context_lost));
       // A poisoned context makes every later answer wrong: leave and let the orchestrator
       // start a fresh worker.
       if (e.context_lost) return 3;
     } catch (const std::exception& e) {
-      reply(out, {{"ok", false}, {"error", e.what()}});
+      reply(out, error_reply(e.what()));
     }
   }
   return 0;

@@ -1,5 +1,5 @@
 """End-to-end tests of Triton and KernelBench-format tasks through the kforge binaries, on the
-CPU (Triton interpreter, eager PyTorch), plus unit tests of the worker's manifest helpers.
+CPU (Triton interpreter, eager PyTorch), plus unit tests of how the worker reads its task plan.
 
 Run by ctest (python_worker) through scripts/python-tests.sh, which skips when .venv is absent.
 KFORGE_BIN names the folder holding kforge and kforge-worker.
@@ -7,6 +7,7 @@ KFORGE_BIN names the folder holding kforge and kforge-worker.
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "python"))
 
-from kforge_task import TaskError, eval_expr, eval_int, load_manifest  # noqa: E402
+from kforge_task import Task, TaskError  # noqa: E402
 
 KFORGE = os.path.abspath(os.path.join(os.environ.get("KFORGE_BIN", os.path.join(REPO, "build", "bin")), "kforge"))
 TRITON = os.path.join(REPO, "examples", "triton")
@@ -48,38 +49,34 @@ def bench(task, *extra):
 
 
 # ----------------------------------------------------------------------------------------------
-# Expressions and manifests, as src/task understands them.
+# The plan the worker is sent (docs/WORKER_PROTOCOL.md): read as it is, no manifest parsed.
 
-def test_expressions_follow_the_manifest_grammar():
-    env = {"n": 1000, "BLOCK": 128}
-    assert eval_int("ceil_div(n, BLOCK)", env) == 8
-    assert eval_int("-7 / 2", {}) == -3  # C truncation, not floor
-    assert eval_int("-7 % 2", {}) == -1
-    assert eval_int("n > 10 && !(BLOCK == 64) || 0", env) == 1
-    assert eval_int("pow2(3) + log2(1024) + min(2, 3) * max(1, 4)", {}) == 8 + 10 + 8
-    with pytest.raises(TaskError, match="unknown identifier 'm'"):
-        eval_expr("m + 1", env)
-    with pytest.raises(TaskError, match="unsupported"):
-        eval_expr("__import__('os')", env)
+PLAN = {
+    "name": "layernorm", "language": "triton",
+    "args": [{"name": "x", "dtype": "f32", "role": "input", "init": "uniform(-1,1)"}],
+    "dtype_tolerances": {"f32": {"atol": 5e-2, "rtol": 1e-2}, "f16": {"atol": 1e-2, "rtol": 1e-2}},
+    "sizes": [{"name": "small", "vars": {"rows": 4, "cols": 64}}],
+    "python": {"kind": "launcher", "kernel": "layernorm_kernel", "launcher": "layernorm",
+               "inputs_file": "/task/layernorm_ref.py", "inputs_function": "make_inputs",
+               "problem_file": "", "sources": ["/task/layernorm.py"], "default_params": {"BLOCK": 64}},
+}
 
 
-def test_manifest_defaults_sizes_and_tolerance():
-    task = load_manifest(os.path.join(REPO, "tests", "kernels", "triton_args", "kforge.toml"))
-    assert task.first_size == "small" and task.launcher is None
-    assert task.params["BLOCK"] == 128 and task.params["num_warps"] == 4
-    assert task.tolerance is None and task.tolerance_for("f32") == (1e-4, 1e-4)
-    env = task.bindings("odd", {"BLOCK": 256})
-    assert eval_int(task.grid[0], env) == 4  # ceil(1001/256)
+def test_the_worker_reads_the_task_from_its_plan():
+    task = Task(PLAN)
+    assert task.kind == "launcher" and task.launcher == "layernorm" and task.kernel == "layernorm_kernel"
+    assert task.inputs == ("/task/layernorm_ref.py", "make_inputs")
+    assert task.sizes == {"small": {"rows": 4, "cols": 64}} and task.params == {"BLOCK": 64}
+    assert task.tolerance_for("f32") == (5e-2, 1e-2) and task.tolerance_for("i32") == (0.0, 0.0)
+    native = {k: v for k, v in PLAN.items() if k != "python"}
+    with pytest.raises(TaskError, match="not a Python task"):
+        Task(native)
 
 
-def test_manifest_names_the_launcher_and_the_input_builder():
-    task = load_manifest(os.path.join(TRITON, "layernorm", "interpret.kforge.toml"))
-    assert task.launcher == "layernorm" and task.kernel == "layernorm_kernel"
-    assert task.inputs == (os.path.join(TRITON, "layernorm", "layernorm_ref.py"), "make_inputs")
-    task = load_manifest(os.path.join(TRITON, "matmul", "interpret.kforge.toml"))
-    assert task.inputs == (os.path.join(TRITON, "matmul", "matmul.py"), "make_inputs")
-    assert task.params["BLOCK_M"] == 32 and task.params["num_stages"] == 2
-    assert task.tolerance == (5e-2, 1e-2)
+def test_the_worker_has_no_manifest_or_expression_parser():
+    import kforge_task
+    source = open(kforge_task.__file__).read()
+    assert "tomllib" not in source and "ast.parse" not in source
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,8 +139,10 @@ def test_kernel_that_writes_nothing_is_incorrect(tmp_path):
     lazy.write_text(source.replace("    tl.store(c_ptr + offsets, a + b, mask=mask)\n", "    pass\n"))
     result = bench(os.path.join(TRITON, "vector_add", "interpret.kforge.toml"), "--source", str(lazy))
     assert result["status"] == "incorrect"
-    # Whatever torch.empty returned in the runner (never an answer: the runner holds none).
-    assert "4096 elements differ" in result["message"] or "4095 elements differ" in result["message"]
+    # Whatever torch.empty returned in the runner (never an answer: the runner holds none); a few
+    # leftover values may fall within the tolerance of an expected value near zero.
+    differ = re.search(r"(\d+) elements differ", result["message"])
+    assert differ and int(differ.group(1)) > 4000, result["message"]
 
 
 def test_syntax_error_is_a_compile_error(tmp_path):

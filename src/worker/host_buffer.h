@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "eval/result.h"
 #include "task/task.h"
 
 namespace kforge {

@@ -15,11 +15,12 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "eval/calibration.h"
-#include "eval/check_inputs.h"
-#include "eval/check_tolerance.h"
+#include "worker/calibration.h"
+#include "protocol/check_inputs.h"
+#include "worker/check_tolerance.h"
 #include "eval/evaluator.h"
-#include "eval/host_buffer.h"
+#include "protocol/plan_resolve.h"
+#include "worker/host_buffer.h"
 
 namespace kforge {
 namespace {
@@ -69,20 +70,20 @@ TEST(CheckDraws, EverySizeStartsWithTheManifestAndEveryDrawIsUsed) {
 }
 
 TEST(CheckDraws, BuiltinDrawsSkipIntegersConstantsAndOptedOutArguments) {
-  const Task task = load_task(kSource / "examples/sum_reduction/opencl/kforge.toml");
-  EXPECT_EQ(check_draws(task), (std::vector<std::string>{"wide", "large", "special", "ties"}));
-  const DrawPlan large = plan_draw(task, "large");
+  const TaskPlan task = plan_task(load_task(kSource / "examples/sum_reduction/opencl/kforge.toml"));
+  EXPECT_EQ(check_draws(task.args), (std::vector<std::string>{"wide", "large", "special", "ties"}));
+  const DrawPlan large = plan_draw(task.args, "large");
   EXPECT_EQ(large.distributions[0], "large(1000,10000)") << "x: uniform(0,1) -> |x| in [1e3, 1e4]";
   EXPECT_EQ(large.distributions[2], "ones") << "acc is scratch (init ones): it keeps its init";
   EXPECT_EQ(large.distributions[3], "ones") << "count is an integer: it keeps its init";
-  EXPECT_EQ(plan_draw(task, "wide").distributions[0], "uniform(-7.5,8.5)");
+  EXPECT_EQ(plan_draw(task.args, "wide").distributions[0], "uniform(-7.5,8.5)");
   EXPECT_EQ(large.describe(task.args), "'large' (x = large(1000,10000))");
-  const Task histogram = load_task(kSource / "examples/histogram/opencl/kforge.toml");
-  EXPECT_TRUE(check_draws(histogram).empty()) << "integer data (bins) keeps its declared range";
-  Task opted_out = task;
-  opted_out.args[0].adversarial = false;
+  const TaskPlan histogram = plan_task(load_task(kSource / "examples/histogram/opencl/kforge.toml"));
+  EXPECT_TRUE(check_draws(histogram.args).empty()) << "integer data (bins) keeps its declared range";
+  std::vector<ArgPlan> opted_out = task.args;
+  opted_out[0].adversarial = false;
   EXPECT_TRUE(check_draws(opted_out).empty());
-  opted_out.args[0].check_inits = {"uniform(0,1000)"};
+  opted_out[0].check_inits = {"uniform(0,1000)"};
   EXPECT_EQ(check_draws(opted_out), (std::vector<std::string>{"declared1"}));
   EXPECT_EQ(plan_draw(opted_out, "declared1").distributions[0], "uniform(0,1000)");
 }
@@ -146,7 +147,7 @@ TEST(Calibration, TightensAToleranceThatAConstantWouldPass) {
   const Task task = sum_task(n, 1e-3, 5e-4);  // allows ±1049
   std::vector<std::vector<HostBuffer>> draws;
   for (std::uint64_t seed : calibration_seeds("large")) draws.push_back(sum_draw(seed, n));
-  const auto outputs = calibrate_outputs(task, task.sizes[0].vars, draws, draws);
+  const auto outputs = calibrate_outputs(plan_task(task), plan_launch(task, task.sizes[0], {}), draws, draws);
   ASSERT_EQ(outputs.size(), 1u);
   const OutputCalibration& out = outputs[0];
   const double allowed = out.tolerance.atol + out.tolerance.rtol * double(n) / 2;
@@ -163,9 +164,9 @@ TEST(Calibration, KeepsToleranceThatTellsAnswersApartAndSkipsInputIndependentOut
   const Task task = sum_task(n, 1e-3, 1e-4);  // ±0.05 against a spread of ±9: fine as it is
   std::vector<std::vector<HostBuffer>> draws;
   for (std::uint64_t seed : calibration_seeds("large")) draws.push_back(sum_draw(seed, n));
-  EXPECT_EQ(calibrate_outputs(task, task.sizes[0].vars, draws, draws)[0].factor, 1);
+  EXPECT_EQ(calibrate_outputs(plan_task(task), plan_launch(task, task.sizes[0], {}), draws, draws)[0].factor, 1);
   for (auto& draw : draws) draw[1].set(0, 1.0);  // scratch restored to 1 whatever the input
-  const auto fixed = calibrate_outputs(task, task.sizes[0].vars, draws, draws)[0];
+  const auto fixed = calibrate_outputs(plan_task(task), plan_launch(task, task.sizes[0], {}), draws, draws)[0];
   EXPECT_TRUE(fixed.input_independent);
   EXPECT_EQ(fixed.factor, 1);
   EXPECT_TRUE(fixed.warning.empty());
@@ -184,7 +185,7 @@ TEST(Calibration, SaysSoWhenHonestRoundingIsAsWideAsTheData) {
     draw[1].set(0, sum);
     draws.push_back(draw);
   }
-  const auto out = calibrate_outputs(task, task.sizes[0].vars, draws, draws)[0];
+  const auto out = calibrate_outputs(plan_task(task), plan_launch(task, task.sizes[0], {}), draws, draws)[0];
   EXPECT_NE(out.warning.find("cannot tell an input-free answer"), std::string::npos) << out.note;
 }
 

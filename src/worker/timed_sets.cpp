@@ -1,4 +1,4 @@
-#include "eval/timed_sets.h"
+#include "worker/timed_sets.h"
 
 #include <algorithm>
 
@@ -15,10 +15,10 @@ int timed_set_count(std::int64_t set_bytes, int variants, std::int64_t device_me
 
 std::uint8_t poison_byte(DType dtype) { return is_floating(dtype) ? 0xFF : 0xA5; }
 
-SetVerdict verify_set(Device& device, const Task& task, const ArgBinding& binding, const HostSet& set) {
+SetVerdict verify_set(Device& device, const TaskPlan& task, const ArgBinding& binding, const HostSet& set) {
   SetVerdict verdict;
   for (std::size_t i = 0; i < task.args.size() && verdict.passed; ++i) {
-    const ArgSpec& arg = task.args[i];
+    const ArgPlan& arg = task.args[i];
     if (arg.role == ArgRole::Scalar || binding.buffers[i] < 0 || set.args[i].size_bytes() == 0) continue;
     HostBuffer actual = make_buffer(set.args[i].dtype, set.args[i].count);
     device.download(binding.buffers[i], actual.bytes.data(), actual.size_bytes());
@@ -29,7 +29,7 @@ SetVerdict verify_set(Device& device, const Task& task, const ArgBinding& bindin
       }
       continue;
     }
-    const Comparison comparison = compare(actual, set.expected[i], tolerance_for(task, arg.dtype));
+    const Comparison comparison = compare(actual, set.expected[i], arg.tolerance);
     if (!comparison.passed) {
       verdict.passed = false;
       verdict.message = "output '" + arg.name + "': " + std::to_string(comparison.mismatches) +
@@ -41,7 +41,7 @@ SetVerdict verify_set(Device& device, const Task& task, const ArgBinding& bindin
   return verdict;
 }
 
-void reset_set(Device& device, const Task& task, const ArgBinding& binding, const HostSet& set) {
+void reset_set(Device& device, const TaskPlan& task, const ArgBinding& binding, const HostSet& set) {
   for (std::size_t i = 0; i < task.args.size(); ++i) {
     if (binding.buffers[i] < 0 || set.args[i].size_bytes() == 0) continue;
     if (task.args[i].role == ArgRole::Output)

@@ -1,8 +1,9 @@
-#include "eval/check_inputs.h"
+#include "protocol/check_inputs.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -41,7 +42,7 @@ double largest_finite(DType dtype) {
 }
 
 // The built-in draw `draw` for an argument that takes built-in draws.
-std::string builtin_distribution(const ArgSpec& arg, const std::string& draw) {
+std::string builtin_distribution(const ArgPlan& arg, const std::string& draw) {
   const Range range = init_range(arg.init).value_or(Range{});
   const double center = (range.lo + range.hi) / 2;
   double half = (range.hi - range.lo) / 2;
@@ -62,17 +63,17 @@ const std::vector<std::string> kBuiltinDraws{"wide", "large", "special", "ties"}
 
 }  // namespace
 
-bool takes_builtin_draws(const ArgSpec& arg) {
+bool takes_builtin_draws(const ArgPlan& arg) {
   return arg.adversarial && is_floating(arg.dtype) && (arg.role == ArgRole::Input || arg.role == ArgRole::InOut) &&
          init_range(arg.init).has_value();
 }
 
-std::vector<std::string> check_draws(const Task& task) {
+std::vector<std::string> check_draws(const std::vector<ArgPlan>& args) {
   std::vector<std::string> draws;
   std::size_t declared = 0;
-  for (const auto& arg : task.args) declared = std::max(declared, arg.check_inits.size());
+  for (const auto& arg : args) declared = std::max(declared, arg.check_inits.size());
   for (std::size_t i = 0; i < declared; ++i) draws.push_back("declared" + std::to_string(i + 1));
-  if (std::any_of(task.args.begin(), task.args.end(), takes_builtin_draws))
+  if (std::any_of(args.begin(), args.end(), takes_builtin_draws))
     draws.insert(draws.end(), kBuiltinDraws.begin(), kBuiltinDraws.end());
   return draws;
 }
@@ -84,19 +85,19 @@ bool DrawPlan::finite_inputs() const {
                       [](const std::string& d) { return d.rfind("nonfinite", 0) == 0; });
 }
 
-std::string DrawPlan::describe(const std::vector<ArgSpec>& args) const {
+std::string DrawPlan::describe(const std::vector<ArgPlan>& args) const {
   std::string parts;
   for (std::size_t i = 0; i < args.size() && i < drawn.size(); ++i)
     if (drawn[i]) parts += (parts.empty() ? "" : ", ") + args[i].name + " = " + distributions[i];
   return "'" + draw + "'" + (parts.empty() ? "" : " (" + parts + ")");
 }
 
-DrawPlan plan_draw(const Task& task, const std::string& draw) {
+DrawPlan plan_draw(const std::vector<ArgPlan>& args, const std::string& draw) {
   DrawPlan plan;
   plan.draw = draw;
   const bool declared = draw.rfind("declared", 0) == 0;
   const std::size_t position = declared ? std::stoul(draw.substr(8)) - 1 : 0;
-  for (const auto& arg : task.args) {
+  for (const auto& arg : args) {
     std::string distribution = arg.init;
     if (draw != kManifestDraw && (arg.role == ArgRole::Input || arg.role == ArgRole::InOut)) {
       if (declared && position < arg.check_inits.size()) distribution = arg.check_inits[position];
@@ -108,12 +109,12 @@ DrawPlan plan_draw(const Task& task, const std::string& draw) {
   return plan;
 }
 
-DrawPlan keep_only(const Task& task, const DrawPlan& plan, const std::vector<bool>& keep) {
+DrawPlan keep_only(const std::vector<ArgPlan>& args, const DrawPlan& plan, const std::vector<bool>& keep) {
   DrawPlan kept = plan;
-  for (std::size_t i = 0; i < task.args.size(); ++i)
+  for (std::size_t i = 0; i < args.size(); ++i)
     if (kept.drawn[i] && !keep[i]) {
       kept.drawn[i] = false;
-      kept.distributions[i] = task.args[i].init;
+      kept.distributions[i] = args[i].init;
     }
   return kept;
 }
@@ -131,6 +132,13 @@ std::vector<std::vector<std::string>> draws_per_size(std::size_t sizes, int seed
       size_draws.push_back(draws.empty() ? std::string(kManifestDraw) : draws[next++ % draws.size()]);
   }
   return result;
+}
+
+std::vector<std::uint64_t> calibration_seeds(const std::string& size_name) {
+  std::vector<std::uint64_t> seeds;
+  for (int k = 0; k < kCalibrationSeeds; ++k)
+    seeds.push_back(std::hash<std::string>{}("kforge calibration " + size_name + " " + std::to_string(k)) >> 1);
+  return seeds;
 }
 
 }  // namespace kforge

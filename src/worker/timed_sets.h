@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "eval/host_buffer.h"
-#include "eval/kernel_args.h"
-#include "task/task.h"
+#include "worker/host_buffer.h"
+#include "worker/kernel_args.h"
+#include "protocol/plan.h"
 
 namespace kforge {
 
@@ -48,12 +48,12 @@ struct SetVerdict {
 };
 
 // Compares what `binding` holds (after the variant's launch on `set`) with the set's expected
-// outputs, the same comparison as the check (compare() with tolerance_for), and the inputs
+// outputs, the same comparison as the check (compare() with the argument's tolerance), and the inputs
 // with their checksums.
-SetVerdict verify_set(Device& device, const Task& task, const ArgBinding& binding, const HostSet& set);
+SetVerdict verify_set(Device& device, const TaskPlan& task, const ArgBinding& binding, const HostSet& set);
 
 // Restores the set before a launch: outputs filled with poison on the device, in-out arguments
 // uploaded again (they are inputs the kernel overwrites).
-void reset_set(Device& device, const Task& task, const ArgBinding& binding, const HostSet& set);
+void reset_set(Device& device, const TaskPlan& task, const ArgBinding& binding, const HostSet& set);
 
 }  // namespace kforge

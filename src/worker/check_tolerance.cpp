@@ -1,22 +1,9 @@
-#include "eval/check_tolerance.h"
+#include "worker/check_tolerance.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace kforge {
-
-nlohmann::json to_json(const OutputTolerance& tolerance) {
-  return {{"atol", tolerance.atol}, {"rtol", tolerance.rtol}, {"scale", tolerance.scale}, {"fan_in", tolerance.fan_in}};
-}
-
-OutputTolerance output_tolerance_from_json(const nlohmann::json& json) {
-  OutputTolerance tolerance;
-  tolerance.atol = json.value("atol", 0.0);
-  tolerance.rtol = json.value("rtol", 0.0);
-  tolerance.scale = json.value("scale", 0.0);
-  tolerance.fan_in = json.value("fan_in", 1.0);
-  return tolerance;
-}
 
 double unit_roundoff(DType dtype) {
   switch (dtype) {
@@ -26,15 +13,6 @@ double unit_roundoff(DType dtype) {
     case DType::F64: return 0x1.0p-53;
     default: return 0;
   }
-}
-
-double fan_in(const Task& task, const Bindings& bindings, std::size_t output) {
-  double inputs = 0;
-  for (const auto& arg : task.args)
-    if ((arg.role == ArgRole::Input || arg.role == ArgRole::InOut) && is_floating(arg.dtype))
-      inputs += static_cast<double>(element_count(arg, bindings));
-  const double outputs = static_cast<double>(std::max<std::int64_t>(1, element_count(task.args[output], bindings)));
-  return std::max(1.0, inputs / outputs);
 }
 
 double rounding_coefficient(DType dtype, double fan_in) { return unit_roundoff(dtype) * std::sqrt(std::max(1.0, fan_in)); }
@@ -53,10 +31,10 @@ double mean_abs(const HostBuffer& buffer) {
   return used ? sum / static_cast<double>(used) : 0;
 }
 
-double mean_abs_inputs(const Task& task, const std::vector<HostBuffer>& inputs) {
+double mean_abs_inputs(const std::vector<ArgPlan>& args, const std::vector<HostBuffer>& inputs) {
   double sum = 0, count = 0;
-  for (std::size_t i = 0; i < task.args.size() && i < inputs.size(); ++i) {
-    const ArgSpec& arg = task.args[i];
+  for (std::size_t i = 0; i < args.size() && i < inputs.size(); ++i) {
+    const ArgPlan& arg = args[i];
     if ((arg.role != ArgRole::Input && arg.role != ArgRole::InOut) || !is_floating(arg.dtype)) continue;
     sum += mean_abs(inputs[i]) * static_cast<double>(inputs[i].count);
     count += static_cast<double>(inputs[i].count);

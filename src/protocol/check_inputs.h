@@ -6,10 +6,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "task/task.h"
+#include "protocol/plan.h"
 
 namespace kforge {
 
@@ -17,30 +18,35 @@ inline constexpr const char* kManifestDraw = "manifest";
 
 // Floating-point inputs/inouts with a uniform or normal init and adversarial not set to false.
 // Integer arguments (indices, bins) and constant inits (ones: scratch counters) keep their init.
-bool takes_builtin_draws(const ArgSpec& arg);
+bool takes_builtin_draws(const ArgPlan& arg);
 
 // The draws checks rotate through after the manifest's own: "declared1", "declared2", ... (one
 // per position of the longest check_inits), then "wide", "large", "special", "ties" if some
 // argument takes built-in draws. Empty when no argument takes anything but its init.
-std::vector<std::string> check_draws(const Task& task);
+std::vector<std::string> check_draws(const std::vector<ArgPlan>& args);
 
 // One draw resolved per argument.
 struct DrawPlan {
   std::string draw;                        // "manifest", "large", "declared1", ...
-  std::vector<std::string> distributions;  // per task.args; empty for outputs and scalars
+  std::vector<std::string> distributions;  // per argument; empty for outputs and scalars
   std::vector<bool> drawn;                 // true where the argument gets something else than its init
   bool any_drawn() const;
   bool finite_inputs() const;              // no argument draws NaN or inf on purpose
-  std::string describe(const std::vector<ArgSpec>& args) const;  // "'large' (x = large(1000,10000))"
+  std::string describe(const std::vector<ArgPlan>& args) const;  // "'large' (x = large(1000,10000))"
 };
-DrawPlan plan_draw(const Task& task, const std::string& draw);
+DrawPlan plan_draw(const std::vector<ArgPlan>& args, const std::string& draw);
 // `plan` with the arguments not in `keep` back at their init.
-DrawPlan keep_only(const Task& task, const DrawPlan& plan, const std::vector<bool>& keep);
+DrawPlan keep_only(const std::vector<ArgPlan>& args, const DrawPlan& plan, const std::vector<bool>& keep);
 
 // Draw names for each size's seeds: the first seed of every size is "manifest", the others
 // continue through `draws` across sizes. Each size gets max(seeds, enough that every draw is
 // used once per evaluation) seeds.
 std::vector<std::vector<std::string>> draws_per_size(std::size_t sizes, int seeds_per_size,
                                                      const std::vector<std::string>& draws);
+
+// Tolerance calibration (worker/calibration.h) runs the reference on these fixed seeds, so the
+// same task calibrates to the same tolerances on every run.
+inline constexpr int kCalibrationSeeds = 3;
+std::vector<std::uint64_t> calibration_seeds(const std::string& size_name);
 
 }  // namespace kforge

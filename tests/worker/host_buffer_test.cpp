@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "eval/host_buffer.h"
+#include "worker/host_buffer.h"
 #include "eval/timing.h"
 
 namespace kforge {

@@ -1,4 +1,4 @@
-#include "eval/calibration.h"
+#include "worker/calibration.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,25 +67,18 @@ std::string format(double value) {
 
 }  // namespace
 
-std::vector<std::uint64_t> calibration_seeds(const std::string& size_name) {
-  std::vector<std::uint64_t> seeds;
-  for (int k = 0; k < kCalibrationSeeds; ++k)
-    seeds.push_back(std::hash<std::string>{}("kforge calibration " + size_name + " " + std::to_string(k)) >> 1);
-  return seeds;
-}
-
-std::vector<OutputCalibration> calibrate_outputs(const Task& task, const Bindings& bindings,
+std::vector<OutputCalibration> calibrate_outputs(const TaskPlan& task, const LaunchPlan& launch,
                                                  const std::vector<std::vector<HostBuffer>>& inputs,
                                                  const std::vector<std::vector<HostBuffer>>& expected) {
   std::vector<OutputCalibration> results;
   const std::size_t seeds = expected.size();
   for (std::size_t i = 0; i < task.args.size(); ++i) {
-    const ArgSpec& arg = task.args[i];
+    const ArgPlan& arg = task.args[i];
     if (arg.role != ArgRole::Output && arg.role != ArgRole::InOut) continue;
     OutputCalibration out;
     out.name = arg.name;
-    out.manifest = tolerance_for(task, arg.dtype);
-    out.tolerance = {out.manifest.atol, out.manifest.rtol, 0, fan_in(task, bindings, i)};
+    out.manifest = arg.tolerance;
+    out.tolerance = {out.manifest.atol, out.manifest.rtol, 0, launch.fan_in[i]};
     double magnitude = 0;
     for (const auto& e : expected) magnitude += mean_abs(e[i]) / static_cast<double>(seeds);
     out.tolerance.scale = magnitude;
@@ -106,7 +99,7 @@ std::vector<OutputCalibration> calibrate_outputs(const Task& task, const Binding
     out.pass_factor = kInfinity;
     for (std::size_t s = 0; s < seeds; ++s) {
       const HostBuffer& e = expected[s][i];
-      const double walk = std::sqrt(out.tolerance.fan_in) * mean_abs_inputs(task, inputs[s]);
+      const double walk = std::sqrt(out.tolerance.fan_in) * mean_abs_inputs(task.args, inputs[s]);
       for (std::int64_t j = 0; j < e.count; j += stride_for(e.count)) {
         const double value = e.get(j), limit = allowed(out.manifest, value);
         if (std::isfinite(value) && limit > 0)
@@ -139,20 +132,6 @@ std::vector<OutputCalibration> calibrate_outputs(const Task& task, const Binding
     results.push_back(out);
   }
   return results;
-}
-
-nlohmann::json to_json(const OutputCalibration& c) {
-  auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  return {{"name", c.name},
-          {"tolerance", to_json(c.tolerance)},
-          {"manifest_atol", c.manifest.atol},
-          {"manifest_rtol", c.manifest.rtol},
-          {"factor", c.factor},
-          {"pass_factor", finite_or_null(c.pass_factor)},
-          {"floor_factor", c.floor_factor},
-          {"input_independent", c.input_independent},
-          {"note", c.note},
-          {"warning", c.warning}};
 }
 
 }  // namespace kforge

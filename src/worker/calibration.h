@@ -14,33 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "eval/check_tolerance.h"
-#include "eval/host_buffer.h"
-#include "task/task.h"
+#include "worker/check_tolerance.h"
+#include "worker/host_buffer.h"
+#include "protocol/worker_protocol.h"
 
 namespace kforge {
 
-inline constexpr int kCalibrationSeeds = 3;
 inline constexpr double kMargin = 4;  // an input-free answer must miss by 4x the tolerance
-// Fixed seeds: the same task calibrates to the same tolerances on every run.
-std::vector<std::uint64_t> calibration_seeds(const std::string& size_name);
-
-struct OutputCalibration {
-  std::string name;           // the output argument
-  OutputTolerance tolerance;  // what checks use
-  Tolerance manifest;         // what the manifest (or the dtype default) says
-  double factor = 1;          // tolerance / manifest (<= 1)
-  double pass_factor = 0;     // at manifest x pass_factor an input-free answer passes (inf: never)
-  double floor_factor = 0;    // below manifest x floor_factor honest rounding would fail
-  bool input_independent = false;  // the reference writes the same bits for every input
-  std::string note;           // what was done, one line
-  std::string warning;        // non-empty when the tolerance cannot tell an input-free answer
-};
-
-// `inputs[k]`, `expected[k]`: the buffers (parallel to task.args) of calibration seed k.
-std::vector<OutputCalibration> calibrate_outputs(const Task& task, const Bindings& bindings,
+// `inputs[k]`, `expected[k]`: the buffers (parallel to task.args) of calibration seed k
+// (protocol/check_inputs.h: calibration_seeds).
+std::vector<OutputCalibration> calibrate_outputs(const TaskPlan& task, const LaunchPlan& launch,
                                                  const std::vector<std::vector<HostBuffer>>& inputs,
                                                  const std::vector<std::vector<HostBuffer>>& expected);
-nlohmann::json to_json(const OutputCalibration& calibration);
 
 }  // namespace kforge

@@ -1,4 +1,4 @@
-#include "eval/host_buffer.h"
+#include "worker/host_buffer.h"
 
 #include <xxhash.h>
 

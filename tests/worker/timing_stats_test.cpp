@@ -7,7 +7,7 @@
 
 #include "eval/plausibility.h"
 #include "eval/timing.h"
-#include "eval/timed_sets.h"
+#include "worker/timed_sets.h"
 
 namespace kforge {
 namespace {
