@@ -153,6 +153,10 @@ class Backend {
     (void)device_index;
     return {name(), "", ""};
   }
+  // What a compile worker does once, before its first request; throws EnvironmentError. By
+  // default nothing: CUDA's orchestrator sends the architecture with each request, so the
+  // compile worker never initialises the driver. OpenCL opens its platform and device here.
+  virtual void prepare_compile_worker(int device_index) { (void)device_index; }
   // One compile without the cache, for `target`: what a compile worker runs for each request.
   virtual CompileResult compile_uncached(const CompileRequest& request, const CompileTarget& target) {
     (void)target;
