@@ -1,5 +1,7 @@
-// The seam between kforge and a GPU programming model. A new backend is one new folder
-// implementing Backend (orchestrator side: probe + compile) and Device (worker side: run).
+// The seam between kforge and a GPU programming model. A new backend is one new folder under
+// src/backend/ implementing Backend (orchestrator side: probe + compile) and Device (worker
+// side: run), plus one line in registry.cpp keyed by its language; the language's facts
+// (extensions, worker, profiler, ...) are its row in task/languages.h.
 #pragma once
 
 #include <array>
@@ -16,7 +18,7 @@
 namespace kforge {
 
 struct DeviceInfo {
-  std::string backend;       // "cuda", "opencl"
+  std::string backend;       // the backend's name(): "cuda", "opencl", "triton", "pytorch"
   std::string name;          // "NVIDIA H100 80GB HBM3", "pthread-skylake-avx512-..."
   std::string arch;          // "sm_90", or the OpenCL device version string
   std::string platform;      // OpenCL platform name; CUDA driver version
@@ -151,6 +153,10 @@ class Backend {
     (void)device_index;
     return {name(), "", ""};
   }
+  // What a compile worker does once, before its first request; throws EnvironmentError. By
+  // default nothing: CUDA's orchestrator sends the architecture with each request, so the
+  // compile worker never initialises the driver. OpenCL opens its platform and device here.
+  virtual void prepare_compile_worker(int device_index) { (void)device_index; }
   // One compile without the cache, for `target`: what a compile worker runs for each request.
   virtual CompileResult compile_uncached(const CompileRequest& request, const CompileTarget& target) {
     (void)target;
@@ -160,8 +166,13 @@ class Backend {
   virtual std::unique_ptr<Device> open_device(int device_index) = 0;
 };
 
-// Registry of compiled-in backends, by language.
+// Registry of compiled-in backends, keyed by language (registry.cpp).
+bool has_backend(Language language);
+// nullptr when no backend runs `language` in this build (HIP today).
 std::unique_ptr<Backend> make_backend(Language language);
-std::vector<std::unique_ptr<Backend>> all_backends();
+// Like make_backend, but a language without a backend is an EnvironmentError naming it and the
+// backends there are.
+std::unique_ptr<Backend> require_backend(Language language);
+std::vector<std::unique_ptr<Backend>> all_backends();  // one of each, in registry order
 
 }  // namespace kforge

@@ -35,9 +35,8 @@ ReportFiles write_run_report(const Task& task, const RunStore& store, const std:
   return write_report(store, store.run_dir(), inputs);
 }
 
-bool profilable(const Task& task) {
-  return task.kernel.language == Language::Cuda || task.kernel.language == Language::OpenCL;
-}
+// Native kernels only: Python tasks have no profiler step.
+bool profilable(const Task& task) { return language_facts(task.kernel.language).worker == WorkerKind::Native; }
 
 void log_lines(const std::string& text) {
   std::size_t start = 0;
@@ -103,8 +102,11 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   // A KernelBench problem has no tunables: LLM operators are its only mutation source. Its
   // baselines are eager PyTorch (the task's baseline) and torch.compile.
   nlohmann::json pytorch_baselines;
-  if (task.kernel.language == Language::PyTorch) pytorch_baselines = measure_pytorch_baselines(task, options.eval);
-  if (task.kernel.language == Language::Triton) pytorch_baselines = measure_reference_baselines(task, options.eval);
+  switch (language_facts(task.kernel.language).pytorch_baselines) {
+    case PyTorchBaselines::OfTheModel: pytorch_baselines = measure_pytorch_baselines(task, options.eval); break;
+    case PyTorchBaselines::OfTheReference: pytorch_baselines = measure_reference_baselines(task, options.eval); break;
+    case PyTorchBaselines::None: break;
+  }
   if (operators.empty()) {
     log::info("  no operator applies: {} has no tunable parameters and no LLM is configured", task.name);
     store.set_status("finished");

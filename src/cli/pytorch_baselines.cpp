@@ -35,7 +35,8 @@ nlohmann::json measure_pytorch_baselines(const Task& task, EvalOptions options) 
 }
 
 nlohmann::json measure_reference_baselines(const Task& task, EvalOptions options) {
-  if (task.kernel.language != Language::Triton || !task.reference || task.reference->language != Language::PyTorch)
+  if (language_facts(task.kernel.language).pytorch_baselines != PyTorchBaselines::OfTheReference || !task.reference ||
+      task.reference->language != Language::PyTorch)
     return nullptr;
   options.time_timeout_s = std::max(options.time_timeout_s, 600.0);  // Inductor compiles in the warm-up
   Evaluator evaluator(task, options);

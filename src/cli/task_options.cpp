@@ -24,9 +24,8 @@ EvalOptions eval_options(const EvalFlags& flags, Language language) {
   options.time_timeout_s = std::max(60.0, flags.max_seconds * 10 + flags.timeout_s);
   options.timing.max_seconds = flags.max_seconds;
   options.timing.flush_cache = !flags.no_flush;
-  // OpenCL on the CPU shares our memory: cap the worker's address space (16 GiB) so a
-  // runaway kernel fails alone. CUDA reserves huge virtual ranges, so it runs uncapped.
-  if (language == Language::OpenCL) options.limits.memory_bytes = std::int64_t{16} << 30;
+  // Per language (task/languages.h): OpenCL on the CPU is capped, CUDA runs uncapped.
+  if (const auto cap = language_facts(language).worker_memory_limit_bytes) options.limits.memory_bytes = *cap;
   return options;
 }
 

@@ -253,9 +253,7 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
 }
 
 bool Evaluator::native_task() const {
-  return !task_.harness && !task_.args.empty() &&
-         (task_.kernel.language == Language::Cuda || task_.kernel.language == Language::OpenCL ||
-          task_.kernel.language == Language::Hip);
+  return !task_.harness && !task_.args.empty() && language_facts(task_.kernel.language).worker == WorkerKind::Native;
 }
 
 void Evaluator::prepare_checks() {

@@ -200,20 +200,19 @@ Attempt run_rocprofv3(const ProfileTarget& target, const DevicePeaks& peaks, con
 // Which hardware profiler applies, or why none does.
 Attempt try_counters(const ProfileTarget& target, const DeviceCharacterization& device, const ProfilerOptions& options) {
   if (!options.use_counters) return {std::nullopt, "hardware counters switched off"};
-  const Language language = target.task->kernel.language;
-  if (language == Language::OpenCL) return {std::nullopt, "no hardware counters for OpenCL on this device"};
-  if (language == Language::Cuda) {
+  const LanguageFacts& language = language_facts(target.task->kernel.language);
+  if (language.profiler == HardwareProfiler::Ncu) {
     const auto ncu = find_ncu(options.ncu);
     if (!ncu) return {std::nullopt, "ncu not found (searched $PATH and /usr/local/cuda/bin)"};
     if (const std::string refused = remembered_refusal(*ncu); !refused.empty()) return {std::nullopt, refused};
     return run_ncu(target, device.peaks(), options, *ncu);
   }
-  if (language == Language::Hip) {
+  if (language.profiler == HardwareProfiler::Rocprofv3) {
     const auto rocprofv3 = find_rocprofv3(options.rocprofv3);
     if (!rocprofv3) return {std::nullopt, "rocprofv3 not found (searched $PATH and /opt/rocm/bin)"};
     return run_rocprofv3(target, device.peaks(), options, *rocprofv3);
   }
-  return {std::nullopt, "no hardware profiler for " + to_string(language)};
+  return {std::nullopt, language.no_profiler_reason};
 }
 
 std::string pct(const std::optional<double>& value) { return value ? fmt::format("{:.0f}%", *value) : "-"; }

@@ -9,17 +9,6 @@
 namespace kforge {
 namespace {
 
-std::string language_name(Language language) {
-  switch (language) {
-    case Language::Cuda: return "cuda";
-    case Language::OpenCL: return "opencl";
-    case Language::Hip: return "hip";
-    case Language::Triton: return "triton";
-    case Language::PyTorch: return "pytorch";
-  }
-  return "unknown";
-}
-
 std::optional<double> number_at(const nlohmann::json& object, const char* key) {
   if (object.is_object())
     if (auto it = object.find(key); it != object.end() && it->is_number()) return it->get<double>();
@@ -54,16 +43,7 @@ std::vector<SizeRow> size_rows(const nlohmann::json& metrics) {
 
 }  // namespace
 
-std::string source_extension(Language language) {
-  switch (language) {
-    case Language::Cuda: return ".cu";
-    case Language::OpenCL: return ".cl";
-    case Language::Hip: return ".hip";
-    case Language::Triton:
-    case Language::PyTorch: return ".py";
-  }
-  return ".txt";
-}
+std::string source_extension(Language language) { return language_facts(language).source_extension; }
 
 std::optional<double> speedup_of(const CandidateRecord& candidate,
                                  std::optional<double> baseline_ms) {
@@ -77,7 +57,7 @@ ReportData collect_report_data(const RunStore& store, const ReportInputs& inputs
   ReportData data;
   data.settings = store.read_settings();
   data.task_name = inputs.task_name.empty() ? data.settings.task_name : inputs.task_name;
-  data.language = language_name(inputs.language);
+  data.language = to_string(inputs.language);
   data.extension = source_extension(inputs.language);
   data.device_name = inputs.device_name;
   if (auto baseline = store.baseline()) data.baseline = *baseline;

@@ -7,7 +7,7 @@ namespace kforge {
 namespace {
 
 SourceSyntax syntax_of(Language language) {
-  return language == Language::Triton || language == Language::PyTorch ? SourceSyntax::Python : SourceSyntax::CLike;
+  return language_facts(language).syntax == SyntaxFamily::Python ? SourceSyntax::Python : SourceSyntax::CLike;
 }
 
 }  // namespace

@@ -202,4 +202,16 @@ std::vector<std::vector<Token>> split_commas(const std::vector<Token>& tokens, s
   return parts;
 }
 
+std::string join_tokens(const std::vector<Token>& tokens, std::size_t begin, std::size_t end) {
+  std::string text;
+  auto wordlike = [](const Token& t) { return t.kind != TokenKind::Punct; };
+  for (std::size_t i = begin; i < end; ++i) {
+    const bool spaced = i > begin && ((wordlike(tokens[i - 1]) && wordlike(tokens[i])) || is_token(tokens[i - 1], ",") ||
+                                      is_token(tokens[i - 1], "=") || is_token(tokens[i], "="));
+    if (spaced) text += ' ';
+    text += tokens[i].text;
+  }
+  return text;
+}
+
 }  // namespace kforge

@@ -33,6 +33,10 @@ bool is_token(const Token& token, std::string_view text);
 // Index just past the bracket that closes the one at `open` (which must be ( [ { or <).
 std::size_t skip_balanced(const std::vector<Token>& tokens, std::size_t open);
 
+// Joins tokens[begin, end) back into readable text: a space only between two words, after
+// commas and around '='.
+std::string join_tokens(const std::vector<Token>& tokens, std::size_t begin, std::size_t end);
+
 // Splits tokens[begin, end) at top-level commas.
 std::vector<std::vector<Token>> split_commas(const std::vector<Token>& tokens, std::size_t begin, std::size_t end);
 

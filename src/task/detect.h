@@ -41,9 +41,10 @@ struct DetectedKernel {
 std::vector<DetectedKernel> detect_kernels(const std::filesystem::path& file_or_folder);
 std::vector<DetectedKernel> detect_kernels_in_source(std::string_view source, Language language,
                                                      const std::filesystem::path& file);
-// .cu/.cuh -> Cuda (Hip when it includes hip/hip_runtime.h), .hip -> Hip, .cl -> OpenCL,
-// .py -> Triton when it imports triton (PyTorch when it imports only torch); other C++
-// extensions -> Hip when they include hip/hip_runtime.h. nullopt otherwise.
+// From the language table (languages.h): content markers first, in table order, then the
+// extensions each row claims. So .cu/.cuh -> Cuda (Hip when it includes hip/hip_runtime.h),
+// .hip -> Hip, .cl -> OpenCL, .py -> Triton when it imports triton (PyTorch when it imports
+// only torch); other C++ extensions -> Hip when they include hip/hip_runtime.h. nullopt otherwise.
 std::optional<Language> language_for_file(const std::filesystem::path& file, std::string_view source);
 // Whether a Python source defines `def name(` at top level (column 0): launchers and input
 // builders of Triton tasks are plain module-level functions.

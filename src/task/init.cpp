@@ -83,14 +83,14 @@ void add_integer_scalar(Draft& draft, const KernelParam& param, const std::strin
 }
 
 void add_pointer(Draft& draft, const KernelParam& param, const std::string& name, Language language) {
+  const bool typed = language_facts(language).typed_parameters;  // Triton names only
   DraftArg arg{name, DType::F32, param.is_const ? ArgRole::Input : ArgRole::Output, "", ""};
   if (auto dtype = dtype_for_c_type(param.type)) {
     arg.dtype = *dtype;
   } else {
-    arg.comment = language == Language::Triton ? "guessed: f32, role from the name"
-                                               : "guessed: f32 for type '" + param.type + "'";
+    arg.comment = !typed ? "guessed: f32, role from the name" : "guessed: f32 for type '" + param.type + "'";
   }
-  if (language == Language::Triton) arg.role = looks_like_output(name) ? ArgRole::Output : ArgRole::Input;
+  if (!typed) arg.role = looks_like_output(name) ? ArgRole::Output : ArgRole::Input;
   draft.args.push_back(arg);
 }
 
@@ -110,7 +110,7 @@ Draft draft_args(const DetectedKernel& kernel, const std::set<std::string>& tuna
       add_pointer(draft, param, name, kernel.language);
       continue;
     }
-    auto dtype = kernel.language == Language::Triton ? std::optional(DType::I32) : dtype_for_c_type(param.type);
+    auto dtype = language_facts(kernel.language).typed_parameters ? dtype_for_c_type(param.type) : std::optional(DType::I32);
     if (dtype && !is_floating(*dtype)) {
       add_integer_scalar(draft, param, name, *dtype, vars);
     } else {
@@ -152,7 +152,7 @@ struct BlockParam {
 
 BlockParam block_param(const DetectedKernel& kernel) {
   BlockParam block;
-  if (kernel.language == Language::Triton) {
+  if (!language_facts(kernel.language).block_is_launch_dimension) {  // Triton: a tl.constexpr
     block.values = {256, 512, 1024};
     block.default_value = 1024;
     auto constexpr_param = std::find_if(kernel.params.begin(), kernel.params.end(), [](const auto& p) { return p.is_constexpr; });
@@ -210,10 +210,11 @@ void write_launch_and_params(std::ostringstream& out, const DetectedKernel& kern
     out << "grid = [\"n\", \"1\", \"1\"]\n\n";
     return;
   }
-  if (kernel.language != Language::Triton) out << "block = [" << quoted(block.name) << ", \"1\", \"1\"]\n";
+  const bool block_in_launch = language_facts(kernel.language).block_is_launch_dimension;
+  if (block_in_launch) out << "block = [" << quoted(block.name) << ", \"1\", \"1\"]\n";
   out << "grid = [" << quoted("ceil_div(n, " + block.name + ")") << ", \"1\", \"1\"]\n\n";
   out << "[params]  # each becomes -D NAME=VALUE";
-  if (kernel.language == Language::Triton) out << "; Triton passes it as the tl.constexpr argument";
+  if (!block_in_launch) out << "; Triton passes it as the tl.constexpr argument";
   out << "\n" << block.name << " = { values = [" << join_numbers(block.values) << "], default = " << block.default_value << " }\n\n";
 }
 

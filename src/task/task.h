@@ -10,18 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "task/languages.h"
+
 namespace kforge {
 
-enum class Language { Cuda, OpenCL, Hip, Triton, PyTorch };
 enum class DType { F16, BF16, F32, F64, I8, U8, I32, U32, I64 };
 enum class ArgRole { Input, Output, InOut, Scalar };
 
-std::string to_string(Language language);
 std::string to_string(DType dtype);
 std::string to_string(ArgRole role);
-std::optional<Language> parse_language(const std::string& text);
 std::optional<DType> parse_dtype(const std::string& text);
 std::optional<ArgRole> parse_role(const std::string& text);
+std::string dtype_names();  // "f16 bf16 f32 ...": for messages that list the choices
+std::string role_names();   // "input output inout scalar"
 std::size_t dtype_size(DType dtype);
 bool is_floating(DType dtype);
 
@@ -101,7 +102,7 @@ struct Task {
   ParamValues default_params() const;
 };
 
-// Parses and validates a manifest; throws TaskError with "file: what is wrong; how to fix".
+// Parses and validates a manifest (manifest_loader.cpp); throws TaskError with "file: what is wrong; how to fix".
 Task load_task(const std::filesystem::path& manifest_path);
 
 // Whether `text` is a distribution an argument's init or check_inits may name (init grammar

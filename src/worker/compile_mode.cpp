@@ -88,9 +88,8 @@ int run_compile_worker(Language language, int device_index, std::FILE* out) {
     return 2;
   }
   try {
-    // OpenCL: platform and device now, once. CUDA: nothing; the orchestrator sends the
-    // architecture with each request, so this process never initialises the driver.
-    if (language == Language::OpenCL) backend->compile_target(device_index);
+    // OpenCL: platform and device now, once; CUDA: nothing (Backend::prepare_compile_worker).
+    backend->prepare_compile_worker(device_index);
   } catch (const std::exception& e) {
     reply(out, {{"ok", false}, {"error", e.what()}, {"environment", true}});
     return 2;

@@ -1,9 +1,12 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "backend/backend.h"
 
 namespace kforge {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(Registry, MakesCudaAndOpenClBackends) {
   auto cuda = make_backend(Language::Cuda);
@@ -17,7 +20,28 @@ TEST(Registry, MakesCudaAndOpenClBackends) {
 }
 
 TEST(Registry, LanguagesWithoutABackendGiveNull) {
+  EXPECT_FALSE(has_backend(Language::Hip));
   EXPECT_EQ(make_backend(Language::Hip), nullptr);
+}
+
+TEST(Registry, RequiringAMissingBackendNamesIt) {
+  try {
+    require_backend(Language::Hip);
+    FAIL() << "expected an EnvironmentError";
+  } catch (const EnvironmentError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("no backend for HIP (hip)"));
+    EXPECT_THAT(e.what(), HasSubstr("backends: cuda opencl triton pytorch"));
+  }
+}
+
+TEST(Registry, EveryRegisteredLanguageResolvesToItsRow) {
+  for (const auto& row : all_languages()) {
+    if (!has_backend(row.language)) continue;
+    auto backend = require_backend(row.language);
+    ASSERT_NE(backend, nullptr) << row.id;
+    EXPECT_EQ(backend->language(), row.language);
+    EXPECT_EQ(backend->name(), row.id);
+  }
 }
 
 TEST(Registry, AllBackendsListsEachOnce) {

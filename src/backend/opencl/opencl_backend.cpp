@@ -169,6 +169,8 @@ class OpenClBackend final : public Backend {
     }
   }
 
+  void prepare_compile_worker(int device_index) override { compile_target(device_index); }
+
   CompileResult compile_uncached(const CompileRequest& request, const CompileTarget&) override {
     bool cacheable = true;
     return build(device_ref(request.device_index), request, cacheable);

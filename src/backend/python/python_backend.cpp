@@ -54,7 +54,7 @@ class PythonBackend final : public Backend {
 
   Availability probe() override {
     Availability availability;
-    const std::string module = language_ == Language::Triton ? "triton" : "torch";
+    const std::string module = language_facts(language_).content_marker->marker;  // "triton", "torch"
     // One line: the module's version, then the device the worker will use.
     const std::string script = "import " + module + ", torch; print(" + module +
                                ".__version__, torch.cuda.get_device_name(0) if torch.cuda.is_available() else "

@@ -21,7 +21,7 @@ fs::path checkout_root() {
 }
 }  // namespace
 
-bool is_python_language(Language language) { return language == Language::Triton || language == Language::PyTorch; }
+bool is_python_language(Language language) { return language_facts(language).worker == WorkerKind::Python; }
 
 fs::path python_interpreter() {
   if (const char* env = std::getenv("KFORGE_PYTHON"); env && *env) return env;

@@ -8,10 +8,11 @@ namespace kforge {
 
 std::optional<DetectedKernel> find_entry_kernel(const std::string& source, const Task& task) {
   // A KernelBench candidate replaces Model with ModelNew (python/kforge_runners.py runs it).
-  if (task.kernel.language == Language::PyTorch && defines_model_new(source)) {
+  const bool kernelbench = language_facts(task.kernel.language).entry_points == EntryPointStyle::KernelBenchModel;
+  if (kernelbench && defines_model_new(source)) {
     DetectedKernel kernel;
     kernel.name = task.kernel.kernel;
-    kernel.language = Language::PyTorch;
+    kernel.language = task.kernel.language;
     return kernel;
   }
   try {

@@ -112,16 +112,7 @@ const Individual* find(const std::vector<Individual>& history, std::int64_t id) 
 
 }  // namespace
 
-std::string fence_language(Language language) {
-  switch (language) {
-    case Language::Cuda: return "cuda";
-    case Language::OpenCL: return "opencl";
-    case Language::Hip: return "cpp";
-    case Language::Triton:
-    case Language::PyTorch: return "python";
-  }
-  return "";
-}
+std::string fence_language(Language language) { return language_facts(language).code_fence; }
 
 std::string one_line(const std::string& text, std::size_t width) {
   std::string line;

@@ -71,9 +71,14 @@ std::string kernelbench_rules() {
 }  // namespace
 
 std::string python_task_rules(const Task& task, const std::string& entry_signature) {
-  if (task.kernel.language == Language::Triton)
-    return task.harness ? triton_launcher_rules(task) : triton_rules(task, entry_signature);
-  if (task.kernel.language == Language::PyTorch) return kernelbench_rules();
+  switch (language_facts(task.kernel.language).entry_points) {
+    case EntryPointStyle::TritonJit:
+      return task.harness ? triton_launcher_rules(task) : triton_rules(task, entry_signature);
+    case EntryPointStyle::KernelBenchModel:
+      return kernelbench_rules();
+    case EntryPointStyle::QualifiedFunction:
+      break;
+  }
   return "";
 }
 

@@ -62,16 +62,9 @@ bool fast_math_allowed(const Task& task) {
 
 std::vector<std::string> candidate_options(const Task& task) {
   const bool fast_math = fast_math_allowed(task);
-  std::vector<std::string> options;
-  if (task.kernel.language == Language::Cuda) {
-    for (int registers : {32, 64, 128, 255}) options.push_back("--maxrregcount=" + std::to_string(registers));
-    options.push_back("--extra-device-vectorization");
-    if (fast_math) options.push_back("--use_fast_math");
-  } else if (task.kernel.language == Language::OpenCL) {
-    options.push_back("-cl-mad-enable");
-    options.push_back("-cl-no-signed-zeros");
-    if (fast_math) options.push_back("-cl-fast-relaxed-math");
-  }
+  const LanguageFacts& facts = language_facts(task.kernel.language);
+  std::vector<std::string> options = facts.tuning_options;
+  if (fast_math && !facts.fast_math_option.empty()) options.push_back(facts.fast_math_option);
   return options;
 }
 

@@ -1,12 +1,14 @@
 #include "search/operators/kernel_locator.h"
 
+#include <algorithm>
+
 namespace kforge {
 namespace {
 
 bool is_kernel_marker(const Token& token, Language language) {
   if (token.kind != TokenKind::Identifier) return false;
-  if (language == Language::OpenCL) return token.text == "__kernel" || token.text == "kernel";
-  return token.text == "__global__";
+  const auto& qualifiers = language_facts(language).kernel_qualifiers;
+  return std::find(qualifiers.begin(), qualifiers.end(), token.text) != qualifiers.end();
 }
 
 bool ends_declaration(const Token& token) {
@@ -48,11 +50,7 @@ std::size_t matching_close(const std::vector<Token>& tokens, std::size_t open) {
   return tokens.size();
 }
 
-bool is_c_family(Language language) {
-  return language == Language::Cuda || language == Language::Hip || language == Language::OpenCL;
-}
-
-bool is_cuda_like(Language language) { return language == Language::Cuda || language == Language::Hip; }
+bool is_c_family(Language language) { return language_facts(language).syntax == SyntaxFamily::CLike; }
 
 std::string entry_point(const Task& task, const std::string& variant_kernel) {
   return variant_kernel.empty() ? task.kernel.kernel : variant_kernel;

@@ -31,8 +31,6 @@ std::size_t matching_close(const std::vector<Token>& tokens, std::size_t open);
 
 // Whether the language's kernels are C-family code the transforms understand.
 bool is_c_family(Language language);
-// CUDA and HIP share their spelling of qualifiers and pragmas.
-bool is_cuda_like(Language language);
 
 // Entry point a variant compiles: its own override, else the task's.
 std::string entry_point(const Task& task, const std::string& variant_kernel);

@@ -38,7 +38,7 @@ std::string parameter_name(const std::vector<Token>& param) {
 std::optional<RestrictResult> add_restrict(const std::string& source, Language language, const std::string& kernel) {
   const auto location = locate_kernel(source, language, kernel);
   if (!location) return std::nullopt;
-  const std::string qualifier = is_cuda_like(language) ? " __restrict__" : " restrict";
+  const std::string qualifier = " " + language_facts(language).restrict_qualifier;
   std::vector<SourceEdit> edits;
   RestrictResult result;
   for (const auto& param : split_commas(location->tokens, location->params_open + 1, location->params_close)) {
@@ -68,7 +68,7 @@ std::vector<Proposal> RestrictOperator::propose(OperatorContext& context, const 
   KernelVariant variant = parent.variant;
   variant.source = std::move(result->source);
   batch.add(std::move(variant), {&parent},
-            std::string(is_cuda_like(language) ? "__restrict__" : "restrict") + " on " + names,
+            language_facts(language).restrict_qualifier + " on " + names,
             "kforge's buffers never alias, so the compiler may cache loads across stores and use the "
             "read-only path for inputs");
   return batch.take();
