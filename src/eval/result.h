@@ -8,14 +8,10 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "util/metric_keys.h"
+#include "core/candidate_metrics.h"
 #include "task/task.h"
 
 namespace kforge {
-
-enum class EvalStatus { Pending, CompileError, RuntimeError, Timeout, Incorrect, Correct };
-std::string to_string(EvalStatus status);
-std::optional<EvalStatus> parse_eval_status(const std::string& text);
 
 // A kernel to evaluate: source text plus tunable values and extra compiler options.
 struct KernelVariant {
@@ -26,32 +22,9 @@ struct KernelVariant {
 };
 
 
-struct TimingStats {
-  double median_ms = 0;
-  double min_ms = 0;
-  double mean_ms = 0;
-  double spread = 0;        // interquartile range / median
-  double rel_ci = 0;        // half-width of the ~95% confidence interval of the median / median
-  double ci_low_ms = 0;     // distribution-free 95% CI of the median (binomial order statistics)
-  double ci_high_ms = 0;
-  int samples = 0;
-  double wall_ms = 0;       // host wall time per launch incl. full device sync (catches hidden streams)
-};
-
-// Result of running one variant against the reference on one size and seed.
-struct SizeCheck {
-  std::string size;
-  std::uint64_t seed = 0;
-  bool passed = false;
-  double max_abs_err = 0;
-  double max_rel_err = 0;
-  std::int64_t mismatches = 0;
-  std::string message;  // first failure, in words (or, when passed, what the draw skipped)
-  std::string draw;     // which inputs: "manifest", "large", ... (check_inputs.h)
-};
 
 struct EvalResult {
-  EvalStatus status = EvalStatus::Pending;
+  CandidateStatus status = CandidateStatus::Pending;
   std::string message;  // one line: why it failed, or a summary
   CompileResult compile;
   std::vector<SizeCheck> checks;
@@ -68,13 +41,10 @@ struct EvalResult {
   std::vector<std::string> warnings;  // e.g. a tolerance that cannot tell an input-free answer
 };
 
-nlohmann::json to_json(const TimingStats& stats);
-TimingStats timing_from_json(const nlohmann::json& json);
-nlohmann::json to_json(const SizeCheck& check);
-SizeCheck size_check_from_json(const nlohmann::json& json);
 nlohmann::json compile_stats_json(const CompileResult& compiled);
-nlohmann::json metrics_json(const EvalResult& result);
-// The inverse of metrics_json (compile details aside): a recorded result read back.
-EvalResult eval_result_from_metrics(const nlohmann::json& metrics);
+// What is stored of a result (core/candidate_metrics.h), and a stored result read back
+// (compile details aside).
+CandidateMetrics candidate_metrics(const EvalResult& result);
+EvalResult eval_result_from_metrics(const CandidateMetrics& metrics);
 
 }  // namespace kforge

@@ -3,7 +3,7 @@
 
 #include "fake_llm_server.h"
 #include "llm/provider_factory.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 namespace kforge::llm {
@@ -109,7 +109,7 @@ TEST(ProviderFactory, EnvironmentTuning) {
 }
 
 TEST(ProviderFactory, JsonConfigFile) {
-  testing::TempDir dir;
+  kforge::testing::TempDir dir;
   const auto path = dir.path() / "llm.json";
   write_file(path, R"({
     // comments are allowed
@@ -139,7 +139,7 @@ TEST(ProviderFactory, JsonConfigFile) {
 }
 
 TEST(ProviderFactory, BadConfigFilesAreReasons) {
-  testing::TempDir dir;
+  kforge::testing::TempDir dir;
   auto reason_for = [&](const std::string& contents) {
     write_file(dir.path() / "c.json", contents);
     const auto selection =
