@@ -135,7 +135,7 @@ TEST_F(LlmProposals, WholeFileReplyBecomesAProposalAndEveryExchangeIsStoredWitho
     EXPECT_EQ(linked[0].purpose, "mutate");
     EXPECT_EQ(linked[0].status, "ok");
     EXPECT_TRUE(contains(linked[0].stored_response(), "STRATEGY: float4 loads"));
-    EXPECT_TRUE(contains(linked[0].request.dump(), "# Mutate"));
+    EXPECT_TRUE(contains(linked[0].request_json, "# Mutate"));
     const auto analyzed = store.list_llm_exchanges(history[0].id);
     ASSERT_EQ(analyzed.size(), 1u);
     EXPECT_EQ(analyzed[0].purpose, "analyze");
