@@ -63,8 +63,19 @@ struct EnvironmentError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Why a compile gave no binary, as a value: the sandboxed compiler's own failures are told
+// apart from the compiler rejecting the source (the log says which in words, for people).
+enum class CompileFailure {
+  None,         // compiled, or the compiler rejected the source (its diagnostics are in log)
+  TimedOut,     // the compile worker ran past its time limit and was killed
+  Crashed,      // the compile worker died (a signal, a malformed reply)
+  OutOfMemory,  // the compile worker hit its address-space limit
+  WorkerError,  // the compile worker answered with an error of its own
+};
+
 struct CompileResult {
   bool ok = false;
+  CompileFailure failure = CompileFailure::None;
   std::string log;             // compiler diagnostics, kept even on success
   std::string binary;          // CUBIN/PTX for CUDA, program binary for OpenCL
   std::string binary_format;   // "cubin", "ptx", "opencl-binary"

@@ -28,7 +28,7 @@ void print_human(const Task& task, const DeviceSummary& device, const EvalResult
              c.registers >= 0 ? fmt::format(", {} registers, {} B shared, {} B spilled", c.registers,
                                             std::max(c.shared_bytes, 0), std::max(c.spill_bytes, 0))
                               : "");
-  if (result.status != EvalStatus::Correct) {
+  if (result.status != CandidateStatus::Correct) {
     fmt::print("status      {}: {}\n", to_string(result.status), result.message);
     return;
   }
@@ -79,7 +79,7 @@ Action add_bench(CLI::App& app) {
       const EvalResult result = evaluator.evaluate(variant);
       const DeviceSummary device = evaluator.device();
       if (args->json) {
-        nlohmann::json entry = metrics_json(result);
+        nlohmann::json entry = to_json(candidate_metrics(result));
         entry["task"] = task.name;
         entry["compile"] = compile_stats_json(result.compile);
         entry["device"] = device.info;
@@ -92,7 +92,7 @@ Action add_bench(CLI::App& app) {
         print_human(evaluator.task(), device, result,
                     variant.source != original.source || variant.params != original.params);
       }
-      failures += result.status == EvalStatus::Correct ? 0 : 1;
+      failures += result.status == CandidateStatus::Correct ? 0 : 1;
     }
     if (args->json) fmt::print("{}\n", all.dump(2));
     return failures == 0 ? 0 : 1;

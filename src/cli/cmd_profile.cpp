@@ -52,9 +52,8 @@ void save_profile(const ProfileArgs& args, const nlohmann::json& profile) {
     store.set_candidate_profile(*args.candidate, profile);
     return;
   }
-  nlohmann::json metrics = store.baseline().value_or(nlohmann::json::object());
-  if (!metrics.is_object()) metrics = nlohmann::json::object();
-  metrics["profile"] = profile;
+  CandidateMetrics metrics = store.baseline().value_or(CandidateMetrics{});
+  metrics.profile = profile;
   store.set_baseline(metrics);
 }
 
@@ -73,7 +72,7 @@ int profile_task(Task& task, const ProfileArgs& args, nlohmann::json& all) {
   const KernelVariant variant = variant_to_profile(task, evaluator, args, label);
   const CompileResult compiled = evaluator.compile(variant);
   const EvalResult result = evaluator.evaluate_compiled(variant, compiled);
-  if (result.status != EvalStatus::Correct) {
+  if (result.status != CandidateStatus::Correct) {
     fmt::print("{}: {} is not profiled: {}: {}\n", task.name, label, to_string(result.status), result.message);
     return 1;
   }

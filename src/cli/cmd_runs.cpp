@@ -37,9 +37,10 @@ std::string content_text(const nlohmann::json& content) {
 }
 
 // The conversation of one exchange as the model saw it, then its reply (or what the server sent).
-void print_exchange_text(const LlmExchangeRecord& exchange) {
+void print_exchange_text(const LlmExchange& exchange) {
   fmt::print("\n=== exchange #{} ({}, {} {}) ===\n", exchange.id, exchange.purpose, exchange.provider, exchange.model);
-  const nlohmann::json& request = exchange.request;
+  const nlohmann::json parsed = nlohmann::json::parse(exchange.request_json, nullptr, false);
+  const nlohmann::json request = parsed.is_discarded() ? nlohmann::json(exchange.request_json) : parsed;
   if (request.is_object()) {
     if (request.contains("system")) fmt::print("--- system ---\n{}\n", content_text(request["system"]));
     for (const auto& message : request.value("messages", nlohmann::json::array()))
@@ -48,7 +49,7 @@ void print_exchange_text(const LlmExchangeRecord& exchange) {
   } else {
     fmt::print("--- request ---\n{}\n", request.is_string() ? request.get<std::string>() : request.dump());
   }
-  fmt::print("--- response ({}) ---\n{}\n", exchange.status, exchange.response);
+  fmt::print("--- response ({}) ---\n{}\n", exchange.outcome(), exchange.stored_response());
   if (!exchange.error.empty()) fmt::print("--- error ---\n{}\n", exchange.error);
 }
 
@@ -77,7 +78,7 @@ int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_s
   fmt::print("\n");
   for (const auto& exchange : store.list_llm_exchanges(*id))
     fmt::print("llm        #{} {} {} {} tokens in/out {}/{} ${:.4f}{}\n", exchange.id, exchange.purpose,
-               exchange.model, exchange.status, exchange.input_tokens, exchange.output_tokens, exchange.cost_usd,
+               exchange.model, exchange.outcome(), exchange.input_tokens, exchange.output_tokens, exchange.cost_usd,
                exchange.error.empty() ? "" : " error: " + exchange.error);
   if (with_llm)
     for (const auto& exchange : store.list_llm_exchanges(*id)) print_exchange_text(exchange);

@@ -63,7 +63,7 @@ Action add_sweep(CLI::App& app) {
       });
       nlohmann::json entries = nlohmann::json::array();
       for (const auto& row : rows) {
-        nlohmann::json entry = metrics_json(row.result);
+        nlohmann::json entry = to_json(candidate_metrics(row.result));
         entry["config"] = row.key;
         entries.push_back(entry);
         if (!args->json)

@@ -4,7 +4,6 @@
 
 #include "search/evolution.h"
 #include "util/log.h"
-#include "util/metric_keys.h"
 
 namespace kforge::cli {
 namespace {
@@ -23,10 +22,16 @@ SpeedupEstimate combine(std::vector<SpeedupEstimate> estimates) {
   return combined;
 }
 
+nlohmann::json sizes_json(const std::vector<SizeResult>& sizes) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const SizeResult& size : sizes) array.push_back(to_json(size));
+  return array;
+}
+
 // The outcome of verifying one candidate: empty `failure` means it passed every check.
 struct Attempt {
   std::string failure;
-  nlohmann::json sizes = nlohmann::json::array();
+  std::vector<SizeResult> sizes;
   SpeedupEstimate timing_size;
 };
 
@@ -34,7 +39,7 @@ Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
   Attempt attempt;
   const CompileResult compiled = evaluator.compile(variant);
   const EvalResult before = evaluator.check(variant, compiled);
-  if (before.status != EvalStatus::Correct) {
+  if (before.status != CandidateStatus::Correct) {
     attempt.failure = before.message;
     return attempt;
   }
@@ -69,22 +74,23 @@ Attempt verify_one(Evaluator& evaluator, const KernelVariant& variant) {
     }
     const SpeedupEstimate interval = combine(estimates);
     if (attempt.sizes.empty()) attempt.timing_size = interval;
-    attempt.sizes.push_back({{"name", size.name},
-                             {"baseline_ms", baseline_stats.median_ms},
-                             {"best_ms", best_stats.median_ms},
-                             {metric_keys::kSpeedup, interval.median},
-                             {metric_keys::kSpeedupCiLow, interval.ci_low},
-                             {metric_keys::kSpeedupCiHigh, interval.ci_high},
-                             {metric_keys::kSpeedupSignificant, interval.ci_low > 1},
-                             {"sessions", sessions},
-                             {"spread", best_stats.spread}});
+    SizeResult figures;
+    figures.name = size.name;
+    figures.baseline_ms = baseline_stats.median_ms;
+    figures.best_ms = best_stats.median_ms;
+    figures.speedup = interval.median;
+    figures.speedup_ci_low = interval.ci_low;
+    figures.speedup_ci_high = interval.ci_high;
+    figures.sessions = sessions;
+    figures.spread = best_stats.spread;
+    attempt.sizes.push_back(std::move(figures));
     log::info("  size {:<12} baseline {:.4f} ms  best {:.4f} ms  {:.2f}x [{:.2f}, {:.2f}]", size.name,
               baseline_stats.median_ms, best_stats.median_ms, interval.median, interval.ci_low, interval.ci_high);
   }
   // Results after many launches must still be right: a kernel that counts its launches and
   // stops working after the first few passes every check made before timing.
   const EvalResult after = evaluator.check(variant, compiled);
-  if (after.status != EvalStatus::Correct) attempt.failure = "correct before timing, wrong after it: " + after.message;
+  if (after.status != CandidateStatus::Correct) attempt.failure = "correct before timing, wrong after it: " + after.message;
   return attempt;
 }
 
@@ -105,7 +111,7 @@ void mark_incorrect(RunStore& store, const CandidateRecord& candidate, const std
   CandidateResult result = stored_result(candidate);
   result.status = CandidateStatus::Incorrect;
   result.status_message = "final verification: " + reason;
-  result.metrics["final_check"] = {{"status", "incorrect"}, {"message", reason}};
+  result.metrics.final_check = FinalCheck{false, reason};
   store.update_candidate_result(candidate.id, result);
 }
 
@@ -113,15 +119,15 @@ void mark_incorrect(RunStore& store, const CandidateRecord& candidate, const std
 // metrics.median_ms, and those must be the numbers that the final verification stands behind.
 void record_verified(RunStore& store, const CandidateRecord& candidate, const Attempt& attempt) {
   CandidateResult result = stored_result(candidate);  // Correct: only correct candidates are verified
-  if (candidate.speedup()) result.metrics["search_speedup"] = *candidate.speedup();
-  if (candidate.median_ms()) result.metrics["search_median_ms"] = *candidate.median_ms();
-  result.metrics[metric_keys::kSpeedup] = attempt.timing_size.median;
-  result.metrics[metric_keys::kSpeedupCiLow] = attempt.timing_size.ci_low;
-  result.metrics[metric_keys::kSpeedupCiHigh] = attempt.timing_size.ci_high;
-  result.metrics[metric_keys::kSpeedupSignificant] = true;
-  result.metrics["median_ms"] = attempt.sizes.front().value("best_ms", 0.0);
-  result.metrics["sizes"] = attempt.sizes;
-  result.metrics["final_check"] = {{"status", "correct"}};
+  CandidateMetrics& metrics = result.metrics;
+  if (candidate.speedup()) metrics.search_speedup = candidate.speedup();
+  if (candidate.median_ms()) metrics.search_median_ms = candidate.median_ms();
+  metrics.speedup = attempt.timing_size.median;
+  metrics.speedup_ci_low = attempt.timing_size.ci_low;  // above 1: only such a candidate is recorded
+  metrics.speedup_ci_high = attempt.timing_size.ci_high;
+  metrics.median_ms = attempt.sizes.front().best_ms.value_or(0);
+  metrics.sizes = attempt.sizes;
+  metrics.final_check = FinalCheck{true, ""};
   store.update_candidate_result(candidate.id, result);
 }
 }  // namespace
@@ -146,7 +152,7 @@ FinalVerdict verify_final(Evaluator& evaluator, RunStore& store, std::int64_t ba
     record.kind = "final";
     record.result = {{"status", attempt.failure.empty() ? "correct" : "incorrect"},
                      {"message", attempt.failure},
-                     {"sizes", attempt.sizes}};
+                     {"sizes", sizes_json(attempt.sizes)}};
     store.add_evaluation(record);
     if (!attempt.failure.empty()) {
       log::warn("candidate #{} failed the final verification and is marked incorrect: {}", candidate.id,

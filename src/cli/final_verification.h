@@ -20,7 +20,7 @@ namespace kforge::cli {
 
 struct FinalVerdict {
   std::optional<std::int64_t> best_id;  // verified and measurably faster; empty: no improvement
-  nlohmann::json sizes = nlohmann::json::array();  // per-size timings of the verified best
+  std::vector<SizeResult> sizes;        // per-size timings of the verified best
   double speedup = 0;                   // on the timing size
   double speedup_low = 0;               // ~95% interval of that speedup
   double speedup_high = 0;

@@ -7,7 +7,7 @@
 #include "report/report.h"
 #include "cli/pytorch_baselines.h"
 #include "search/builtin_operators.h"
-#include "search/llm/llm_setup.h"
+#include "search/llm_operators/llm_setup.h"
 #include "util/files.h"
 #include "util/log.h"
 
@@ -56,7 +56,7 @@ std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const Opti
     const KernelVariant original = evaluator.baseline_variant();
     const CompileResult compiled = evaluator.compile(original);
     const EvalResult result = evaluator.evaluate_compiled(original, compiled);
-    if (result.status != EvalStatus::Correct || !result.timing) return std::nullopt;  // [3/6] reports why
+    if (result.status != CandidateStatus::Correct || !result.timing) return std::nullopt;  // [3/6] reports why
     ProfiledVariant profiled = profile_variant(evaluator, options.flags, original, compiled, result.timing->median_ms,
                                                {options.profile_counters, {}});
     log_lines(profiled.diagnosis);
@@ -147,13 +147,14 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
     const auto best = store.get_candidate(*verdict.best_id);
     summary["best_id"] = best->id;
     summary["best_ms"] = best->median_ms().value_or(0);
-    summary["baseline_ms"] = verdict.sizes[0].value("baseline_ms", 0.0);
+    summary["baseline_ms"] = verdict.sizes[0].baseline_ms.value_or(0.0);
     // The speedup we stand behind is the final re-measurement on the timing size, with its
     // interval; the search's own figure (the maximum of many noisy draws) is kept beside it.
     summary["speedup"] = verdict.speedup;
     summary["speedup_interval"] = {verdict.speedup_low, verdict.speedup_high};
     summary["search_speedup"] = verdict.search_speedup;
-    summary["sizes"] = verdict.sizes;
+    summary["sizes"] = nlohmann::json::array();
+    for (const SizeResult& size : verdict.sizes) summary["sizes"].push_back(to_json(size));
     summary["strategy"] = best->strategy;
     summary["best_source"] = files.best_source.string();
     log::info("  best #{}: {:.2f}x [{:.2f}, {:.2f}] faster than the original on size '{}' (verified; {:.2f}x during "

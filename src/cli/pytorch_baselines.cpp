@@ -23,7 +23,7 @@ nlohmann::json measure_pytorch_baselines(const Task& task, EvalOptions options) 
   KernelVariant compiled_model = evaluator.baseline_variant();
   compiled_model.source = torch_compile_candidate(read_file(task.kernel.source));
   const EvalResult result = evaluator.evaluate(compiled_model);
-  if (result.status != EvalStatus::Correct || !result.timing || !result.baseline_timing) {
+  if (result.status != CandidateStatus::Correct || !result.timing || !result.baseline_timing) {
     log::info("  torch.compile baseline: {} ({})", to_string(result.status), result.message);
     return {{"error", to_string(result.status) + ": " + result.message}};
   }

@@ -106,23 +106,27 @@ CompileResult CompilerPool::compile(const CompileRequest& request, const Compile
   switch (reply.kind) {
     case WorkerReply::Kind::Ok:
       result = compile_result_from_json(reply.body.at("result"));
+      result.failure = CompileFailure::None;
       result.log = valid_utf8(result.log);
       cacheable = true;
       return result;
     case WorkerReply::Kind::TimedOut:  // request() has killed the worker's process group
+      result.failure = CompileFailure::TimedOut;
       result.log = "compile timed out after " + std::to_string(static_cast<int>(limits_.timeout_s)) + " s";
       return result;
     case WorkerReply::Kind::Crashed:
-      result.log = worker.last_signal() ? "compiler crashed (signal " + std::to_string(worker.last_signal()) + ")"
-                                        : "compiler crashed (" + reply.message + ")";
+      result.failure = CompileFailure::Crashed;
+      result.log = reply.signal ? "compiler crashed (signal " + std::to_string(reply.signal) + ")"
+                                : "compiler crashed (" + reply.message + ")";
+      return result;
+    case WorkerReply::Kind::OutOfMemory:
+      worker.kill();  // it has exited; the next compile starts a fresh one
+      result.failure = CompileFailure::OutOfMemory;
+      result.log = "compiler ran out of memory (limit " + bytes_text(limits_.memory_bytes) + ")";
       return result;
     case WorkerReply::Kind::Error:
-      if (reply.body.value("out_of_memory", false)) {
-        worker.kill();  // it has exited; the next compile starts a fresh one
-        result.log = "compiler ran out of memory (limit " + bytes_text(limits_.memory_bytes) + ")";
-      } else {
-        result.log = "kforge: compile worker: " + valid_utf8(reply.message);
-      }
+      result.failure = CompileFailure::WorkerError;
+      result.log = "kforge: compile worker: " + valid_utf8(reply.message);
       return result;
   }
   return result;

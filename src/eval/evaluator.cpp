@@ -20,14 +20,15 @@ namespace kforge {
 namespace {
 using nlohmann::json;
 
-EvalStatus status_for(const WorkerReply& reply) {
-  switch (reply.kind) {
-    case WorkerReply::Kind::TimedOut: return EvalStatus::Timeout;
+CandidateStatus status_for(WorkerReply::Kind kind) {
+  switch (kind) {
+    case WorkerReply::Kind::TimedOut: return CandidateStatus::Timeout;
     case WorkerReply::Kind::Crashed:
-    case WorkerReply::Kind::Error: return EvalStatus::RuntimeError;
-    case WorkerReply::Kind::Ok: return EvalStatus::Correct;
+    case WorkerReply::Kind::OutOfMemory:
+    case WorkerReply::Kind::Error: return CandidateStatus::RuntimeError;
+    case WorkerReply::Kind::Ok: return CandidateStatus::Correct;
   }
-  return EvalStatus::RuntimeError;
+  return CandidateStatus::RuntimeError;
 }
 
 // The original kernel itself (same source, parameters, options and entry point).
@@ -191,8 +192,9 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
   EvalResult result;
   result.compile = compiled;
   if (!compiled.ok) {
-    result.status = EvalStatus::CompileError;
-    result.message = first_error_line(compiled.log);
+    result.status = CandidateStatus::CompileError;
+    // The sandbox's own verdict (timeout, crash, memory limit) is one line; a compiler's log is not.
+    result.message = compiled.failure == CompileFailure::None ? first_error_line(compiled.log) : compiled.log;
     return result;
   }
   const KernelVariant reference = reference_variant();
@@ -216,7 +218,7 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
     try {
       request.variant = variant_spec(variant, compiled, "candidate", size);
     } catch (const TaskError& e) {  // the candidate's parameters break an expression of the manifest
-      result.status = EvalStatus::RuntimeError;
+      result.status = CandidateStatus::RuntimeError;
       result.message = "size '" + size.name + "': " + e.what();
       return result;
     }
@@ -228,7 +230,7 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
     TraceScope trace("check " + size.name);
     const WorkerReply reply = worker_.request(to_json(request), options_.check_timeout_s);
     if (reply.kind != WorkerReply::Kind::Ok) {
-      result.status = status_for(reply);
+      result.status = status_for(reply.kind);
       result.message = "size '" + size.name + "': " + reply.message;
       return result;
     }
@@ -239,13 +241,13 @@ EvalResult Evaluator::check(const KernelVariant& variant, const CompileResult& c
       if (size_check.passed && !size_check.message.empty() && notes.find(size_check.message) == std::string::npos)
         notes += "; size '" + size.name + "': " + size_check.message;
       if (!size_check.passed) {
-        result.status = size_check.out_of_bounds ? EvalStatus::RuntimeError : EvalStatus::Incorrect;
+        result.status = size_check.out_of_bounds ? CandidateStatus::RuntimeError : CandidateStatus::Incorrect;
         result.message = "size '" + size.name + "': " + size_check.message;
         return result;
       }
     }
   }
-  result.status = EvalStatus::Correct;
+  result.status = CandidateStatus::Correct;
   result.message = "correct on " + std::to_string(task_.sizes.size()) + " sizes x " + std::to_string(most_seeds) +
                    " seeds" + (draw_names.empty() ? "" : " (adversarial draws: " + std::to_string(draw_names.size()) + ")") +
                    notes;
@@ -310,6 +312,7 @@ TimedRun Evaluator::time_variants(const std::vector<std::pair<const KernelVarian
       request.variants.push_back(variant_spec(*variants[i].first, *variants[i].second, std::to_string(i), size));
   } catch (const TaskError& e) {  // a variant's parameters break an expression of the manifest
     run.error = std::string("timing failed: ") + e.what();
+    run.failure = WorkerReply::Kind::Error;
     return run;
   }
   request.seed = seeds_() >> 1;
@@ -323,6 +326,7 @@ TimedRun Evaluator::time_variants(const std::vector<std::pair<const KernelVarian
   const WorkerReply reply = worker_.request(to_json(request), options_.time_timeout_s);
   if (reply.kind != WorkerReply::Kind::Ok) {
     run.error = (reply.kind == WorkerReply::Kind::TimedOut ? "timing " : "timing failed: ") + reply.message;
+    run.failure = reply.kind;
     return run;
   }
   const TimeReply timed_reply = time_reply_from_json(reply.body);
@@ -374,7 +378,7 @@ bool Evaluator::time_against_baseline(EvalResult& result, const KernelVariant& c
   const KernelVariant baseline = baseline_variant();
   const TimedRun run = time_variants({{&baseline, &compiled_baseline()}, {&candidate, &compiled}});
   if (!run.error.empty()) {
-    result.status = run.error.find("timed out") != std::string::npos ? EvalStatus::Timeout : EvalStatus::RuntimeError;
+    result.status = status_for(run.failure);
     result.message = run.error;
     return false;
   }
@@ -382,14 +386,14 @@ bool Evaluator::time_against_baseline(EvalResult& result, const KernelVariant& c
   const TimedVariant& timed = run.variants[1];
   launches += timed.launches;
   if (!timed.verification_passed) {
-    result.status = timed.out_of_bounds ? EvalStatus::RuntimeError : EvalStatus::Incorrect;
+    result.status = timed.out_of_bounds ? CandidateStatus::RuntimeError : CandidateStatus::Incorrect;
     result.message = "timed launches: " + timed.verification_message +
                      (timed.out_of_bounds ? "" : " (correct on the check's inputs, wrong when timed: skipped work or an "
                                                  "earlier result reused?)");
     return false;
   }
   if (!base.stats || !timed.stats || timed.stats->median_ms <= 0 || base.stats->median_ms <= 0) {
-    result.status = EvalStatus::RuntimeError;
+    result.status = CandidateStatus::RuntimeError;
     result.message = "timing returned no figures";
     return false;
   }
@@ -412,7 +416,7 @@ bool Evaluator::time_against_baseline(EvalResult& result, const KernelVariant& c
 
 EvalResult Evaluator::evaluate_compiled(const KernelVariant& candidate, const CompileResult& compiled) {
   EvalResult result = check(candidate, compiled);
-  if (result.status != EvalStatus::Correct) return result;
+  if (result.status != CandidateStatus::Correct) return result;
   int launches = 0;
   if (!time_against_baseline(result, candidate, compiled, launches)) return result;
 
@@ -442,7 +446,7 @@ EvalResult Evaluator::evaluate_compiled(const KernelVariant& candidate, const Co
       }
       if (!time_against_baseline(result, candidate, compiled, launches)) return result;
       if (const auto reason = implausible_throughput(result.gbps, result.gflops, roofs)) {
-        result.status = EvalStatus::Incorrect;
+        result.status = CandidateStatus::Incorrect;
         result.message = *reason + " on size '" + task_.sizes.front().name + "', in two timings with verified outputs";
         return result;
       }
@@ -455,7 +459,7 @@ EvalResult Evaluator::evaluate_compiled(const KernelVariant& candidate, const Co
       timing_mismatch(*result.timing, *result.baseline_timing)) {
     if (!time_against_baseline(result, candidate, compiled, launches)) return result;
     if (const auto mismatch = timing_mismatch(*result.timing, *result.baseline_timing)) {
-      result.status = EvalStatus::Incorrect;
+      result.status = CandidateStatus::Incorrect;
       result.message = *mismatch + ", in two timings";
       return result;
     }
@@ -466,8 +470,8 @@ EvalResult Evaluator::evaluate_compiled(const KernelVariant& candidate, const Co
   if (native_task()) {
     const std::string summary_message = result.message;
     const EvalResult after = check(candidate, compiled, 1);
-    if (after.status != EvalStatus::Correct) {
-      result.status = after.status == EvalStatus::Incorrect ? EvalStatus::Incorrect : after.status;
+    if (after.status != CandidateStatus::Correct) {
+      result.status = after.status == CandidateStatus::Incorrect ? CandidateStatus::Incorrect : after.status;
       result.message = "correct before timing, wrong after " + std::to_string(launches) + " launches: " + after.message;
       return result;
     }

@@ -62,6 +62,7 @@ struct TimedVariant {
 struct TimedRun {
   std::vector<TimedVariant> variants;  // in request order
   std::string error;                   // the request failed: nothing was timed
+  WorkerReply::Kind failure = WorkerReply::Kind::Ok;  // how it failed (TimedOut: a Timeout)
   int sets = 0;                        // buffer sets rotated (0: an older or Python worker)
   nlohmann::json overhead;             // worker-side cost of the sets and verification, ms
 };

@@ -8,15 +8,10 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "util/metric_keys.h"
-#include "protocol/worker_protocol.h"  // TimingStats, SizeCheck
+#include "core/candidate_metrics.h"
 #include "task/task.h"
 
 namespace kforge {
-
-enum class EvalStatus { Pending, CompileError, RuntimeError, Timeout, Incorrect, Correct };
-std::string to_string(EvalStatus status);
-std::optional<EvalStatus> parse_eval_status(const std::string& text);
 
 // A kernel to evaluate: source text plus tunable values and extra compiler options.
 struct KernelVariant {
@@ -28,7 +23,7 @@ struct KernelVariant {
 
 
 struct EvalResult {
-  EvalStatus status = EvalStatus::Pending;
+  CandidateStatus status = CandidateStatus::Pending;
   std::string message;  // one line: why it failed, or a summary
   CompileResult compile;
   std::vector<SizeCheck> checks;
@@ -46,8 +41,9 @@ struct EvalResult {
 };
 
 nlohmann::json compile_stats_json(const CompileResult& compiled);
-nlohmann::json metrics_json(const EvalResult& result);
-// The inverse of metrics_json (compile details aside): a recorded result read back.
-EvalResult eval_result_from_metrics(const nlohmann::json& metrics);
+// What is stored of a result (core/candidate_metrics.h), and a stored result read back
+// (compile details aside).
+CandidateMetrics candidate_metrics(const EvalResult& result);
+EvalResult eval_result_from_metrics(const CandidateMetrics& metrics);
 
 }  // namespace kforge

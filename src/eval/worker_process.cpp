@@ -284,6 +284,7 @@ WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout
     } else {
       reply.kind = WorkerReply::Kind::Crashed;
       reply.message = death_description();
+      reply.signal = last_signal_;
     }
     kill();
     if (const std::string cleanup = last_cleanup_.describe(); !cleanup.empty()) reply.message += " (" + cleanup + ")";
@@ -299,7 +300,7 @@ WorkerReply WorkerProcess::request(const nlohmann::json& message, double timeout
   }
   reply.body = redact_secrets_json(std::move(reply.body));
   if (!reply.body.value("ok", false)) {
-    reply.kind = WorkerReply::Kind::Error;
+    reply.kind = reply.body.value("out_of_memory", false) ? WorkerReply::Kind::OutOfMemory : WorkerReply::Kind::Error;
     reply.message = reply.body.value("error", std::string("unknown worker error"));
     reply.context_lost = reply.body.value("context_lost", false);
     if (reply.context_lost) kill();

@@ -43,11 +43,20 @@ struct WorkerUnavailable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How one request ended, as a value: callers decide a candidate's status from `kind`, never
+// from the words in `message`.
 struct WorkerReply {
-  enum class Kind { Ok, Error, Crashed, TimedOut } kind = Kind::Ok;
-  nlohmann::json body;     // the worker's answer (Ok, Error)
-  std::string message;     // what happened, in words (Error, Crashed, TimedOut)
+  enum class Kind {
+    Ok,
+    Error,        // the worker answered {"ok":false, "error":...}
+    Crashed,      // the worker died (signal or exit) or sent a malformed reply; it was killed
+    TimedOut,     // no answer within the timeout; the worker's process group was killed
+    OutOfMemory,  // the worker answered that it hit its memory limit ({"out_of_memory":true})
+  } kind = Kind::Ok;
+  nlohmann::json body;     // the worker's answer (Ok, Error, OutOfMemory)
+  std::string message;     // what happened, in words (every kind but Ok)
   bool context_lost = false;
+  int signal = 0;          // Crashed: the signal that ended the worker, else 0
 };
 
 // Run: opens the device, checks and times variants. Compile: `--compile-only`, opens no

@@ -1,5 +1,5 @@
-// Exchanges as JSON lines (one LlmExchange object per line, in call order): the file format of
-// `exchanges.jsonl`, which the replay provider reads back.
+// Exchanges as JSON lines (one LlmExchange per line, in call order, in its one JSON mapping of
+// core/llm_exchange.h): the file format of `exchanges.jsonl`, which the replay provider reads back.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,10 +12,6 @@
 #include "llm/exchange_sink.h"
 
 namespace kforge::llm {
-
-nlohmann::json exchange_to_json(const LlmExchange& exchange);
-// Missing fields take their defaults, so files written by older versions still load.
-LlmExchange exchange_from_json(const nlohmann::json& object);
 
 class JsonlExchangeSink : public ExchangeSink {
  public:

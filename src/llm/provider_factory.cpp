@@ -292,7 +292,7 @@ std::unique_ptr<LlmProvider> make_provider(const ProviderConfig& config,
 }
 
 ProviderSelection select_provider(const std::string& spec, const EnvLookup& env,
-                                  std::shared_ptr<ExchangeSink> sink) {
+                                  std::shared_ptr<ExchangeSink> sink, BudgetLimits budget) {
   ProviderSelection selection;
   try {
     auto resolution = resolve_provider_config(spec, env);
@@ -300,6 +300,9 @@ ProviderSelection select_provider(const std::string& spec, const EnvLookup& env,
       selection.reason = resolution.reason;
       return selection;
     }
+    BudgetLimits& limits = resolution.config->options.budget;
+    if (budget.max_total_tokens > 0) limits.max_total_tokens = budget.max_total_tokens;
+    if (budget.max_cost_usd > 0) limits.max_cost_usd = budget.max_cost_usd;
     selection.provider = make_provider(*resolution.config, std::move(sink));
     if (!selection.provider) selection.reason = "could not create the LLM provider";
   } catch (const std::exception& e) {

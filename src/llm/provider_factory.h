@@ -65,7 +65,9 @@ struct ProviderSelection {
 };
 
 // Never throws: every problem (unknown spec, missing key, unreadable file) becomes `reason`.
+// `budget` is the caller's budget (e.g. a run's flags minus what it already spent), set in the
+// provider's config; a limit of 0 keeps the one the environment or the config file gives.
 ProviderSelection select_provider(const std::string& spec, const EnvLookup& env,
-                                  std::shared_ptr<ExchangeSink> sink = nullptr);
+                                  std::shared_ptr<ExchangeSink> sink = nullptr, BudgetLimits budget = {});
 
 }  // namespace kforge::llm

@@ -1,10 +1,12 @@
-// Plain data exchanged with an LLM provider: what we ask, what comes back, and the record of
-// one exchange that is kept for audit and replay.
+// Plain data exchanged with an LLM provider: what we ask and what comes back (the record of
+// one exchange, kept for audit and replay, is core/llm_exchange.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/llm_exchange.h"
 
 namespace kforge::llm {
 
@@ -41,25 +43,8 @@ struct LlmResponse {
   bool ok() const { return error.empty(); }
 };
 
-// One request/response pair as stored by an ExchangeSink. Never contains the API key.
-struct LlmExchange {
-  std::string provider;  // "openai", "anthropic", "replay"
-  std::string model;
-  std::string purpose;
-  std::string candidate_id;
-  std::string request_json;   // the request body sent (the key travels only in headers)
-  std::string response_body;  // raw body of the last attempt
-  std::string text;           // extracted reply text (lets replay work without re-parsing)
-  std::string finish_reason;
-  int http_status = 0;
-  std::int64_t input_tokens = 0;
-  std::int64_t output_tokens = 0;
-  double cost_usd = 0;
-  double latency_ms = 0;
-  int attempts = 0;
-  std::string error;
-  std::string timestamp;  // ISO-8601 UTC, e.g. "2025-01-31T12:34:56.789Z"
-};
+// One request/response pair as every ExchangeSink receives it: core/llm_exchange.h.
+using kforge::LlmExchange;
 
 // Current time as an ISO-8601 UTC string with milliseconds.
 std::string utc_timestamp_now();

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 
-#include "util/metric_keys.h"
 
 namespace kforge {
 namespace {
@@ -56,62 +55,12 @@ VariantSpec variant_spec_from_json(const json& j) {
   return spec;
 }
 
-json to_json(const TimingStats& stats) {
-  return {{"median_ms", stats.median_ms}, {"min_ms", stats.min_ms},   {"mean_ms", stats.mean_ms},
-          {"spread", stats.spread},       {"rel_ci", stats.rel_ci},   {"samples", stats.samples},
-          {"wall_ms", stats.wall_ms},     {metric_keys::kMedianCiLowMs, stats.ci_low_ms},
-          {metric_keys::kMedianCiHighMs, stats.ci_high_ms}};
-}
-
-TimingStats timing_from_json(const json& j) {
-  TimingStats stats;
-  stats.median_ms = j.value("median_ms", 0.0);
-  stats.min_ms = j.value("min_ms", 0.0);
-  stats.mean_ms = j.value("mean_ms", 0.0);
-  stats.spread = j.value("spread", 0.0);
-  stats.rel_ci = j.value("rel_ci", 0.0);
-  stats.samples = j.value("samples", 0);
-  stats.wall_ms = j.value("wall_ms", 0.0);
-  stats.ci_low_ms = j.value(metric_keys::kMedianCiLowMs, 0.0);
-  stats.ci_high_ms = j.value(metric_keys::kMedianCiHighMs, 0.0);
-  if (stats.ci_high_ms <= 0 && stats.median_ms > 0) {  // a worker that reports only rel_ci (Python)
-    stats.ci_low_ms = stats.median_ms * (1 - stats.rel_ci);
-    stats.ci_high_ms = stats.median_ms * (1 + stats.rel_ci);
-  }
-  return stats;
-}
-
 json to_json(const OutputTolerance& t) {
   return {{"atol", t.atol}, {"rtol", t.rtol}, {"scale", t.scale}, {"fan_in", t.fan_in}};
 }
 
 OutputTolerance output_tolerance_from_json(const json& j) {
   return {j.value("atol", 0.0), j.value("rtol", 0.0), j.value("scale", 0.0), j.value("fan_in", 1.0)};
-}
-
-json to_json(const SizeCheck& check) {
-  json out = {{"size", check.size},       {"seed", check.seed},
-              {"passed", check.passed},   {"max_abs_err", check.max_abs_err},
-              {"max_rel_err", check.max_rel_err}, {"mismatches", check.mismatches},
-              {"message", check.message}, {"draw", check.draw}};
-  if (!check.inputs.empty()) out["inputs"] = check.inputs;
-  if (check.out_of_bounds) out["fault"] = "out_of_bounds";
-  return out;
-}
-
-SizeCheck size_check_from_json(const json& j) {
-  SizeCheck check;
-  check.size = j.value("size", "");
-  check.seed = j.value("seed", std::uint64_t{0});
-  check.passed = j.value("passed", false);
-  check.max_abs_err = j.value("max_abs_err", 0.0);
-  check.max_rel_err = j.value("max_rel_err", 0.0);
-  check.mismatches = j.value("mismatches", std::int64_t{0});
-  check.message = j.value("message", "");
-  check.draw = j.value("draw", "");
-  check.inputs = j.value("inputs", "");
-  check.out_of_bounds = j.value("fault", "") == "out_of_bounds";
-  return check;
 }
 
 json to_json(const OutputCalibration& c) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/candidate_metrics.h"  // TimingStats, SizeCheck and their JSON
 #include "protocol/plan.h"
 
 namespace kforge {
@@ -50,18 +51,6 @@ struct TimingConfig {
   bool flush_cache = true;      // evict L2 before every timed launch
 };
 
-struct TimingStats {
-  double median_ms = 0;
-  double min_ms = 0;
-  double mean_ms = 0;
-  double spread = 0;     // interquartile range / median
-  double rel_ci = 0;     // half-width of the ~95% confidence interval of the median / median
-  double ci_low_ms = 0;  // distribution-free 95% CI of the median (binomial order statistics)
-  double ci_high_ms = 0;
-  int samples = 0;
-  double wall_ms = 0;    // host wall time per launch incl. full device sync (catches hidden streams)
-};
-
 // Per-output tolerance of a check (check_tolerance.h adapts it to each draw).
 struct OutputTolerance {
   double atol = 0;
@@ -78,20 +67,6 @@ struct CheckRequest {
   std::vector<std::uint64_t> seeds;
   std::vector<std::string> draws;                     // per seed; empty: the manifest's init
   std::map<std::string, OutputTolerance> tolerances;  // calibrated, per output; empty: the plan's
-};
-
-// Result of running one variant against the reference on one size and seed.
-struct SizeCheck {
-  std::string size;
-  std::uint64_t seed = 0;
-  bool passed = false;
-  double max_abs_err = 0;
-  double max_rel_err = 0;
-  std::int64_t mismatches = 0;
-  std::string message;  // first failure, in words (or, when passed, what the draw skipped)
-  std::string draw;     // which inputs: "manifest", "large", ... (check_inputs.h)
-  std::string inputs;   // the draw in words, with each argument's distribution
-  bool out_of_bounds = false;  // failed because memory beside a buffer was overwritten
 };
 
 struct CheckReply {
@@ -174,12 +149,8 @@ nlohmann::json error_reply(const std::string& message, bool context_lost = false
 
 nlohmann::json to_json(const VariantSpec& spec);
 VariantSpec variant_spec_from_json(const nlohmann::json& json);
-nlohmann::json to_json(const TimingStats& stats);
-TimingStats timing_from_json(const nlohmann::json& json);
 nlohmann::json to_json(const OutputTolerance& tolerance);
 OutputTolerance output_tolerance_from_json(const nlohmann::json& json);
-nlohmann::json to_json(const SizeCheck& check);
-SizeCheck size_check_from_json(const nlohmann::json& json);
 nlohmann::json to_json(const OutputCalibration& calibration);
 OutputCalibration output_calibration_from_json(const nlohmann::json& json);
 nlohmann::json to_json(const DeviceInfo& info);

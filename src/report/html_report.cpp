@@ -163,8 +163,7 @@ std::string render_html(const ReportData& d) {
     h += "</table>\n</section>\n";
   }
 
-  const nlohmann::json baseline_profile = d.baseline.is_object() && d.baseline.contains("profile")
-                                              ? d.baseline["profile"] : nlohmann::json();
+  const nlohmann::json baseline_profile = d.baseline ? d.baseline->profile : nlohmann::json();
   const nlohmann::json best_profile = d.best ? d.best->profile : nlohmann::json();
   const std::string roof = svg::roofline(baseline_profile, best_profile);
   if (!roof.empty()) {

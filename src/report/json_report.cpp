@@ -34,7 +34,7 @@ nlohmann::json render_json(const ReportData& d) {
                  {"median_ms", optional(d.best->median_ms())},
                  {"speedup", optional(d.best_speedup)},
                  {"params", d.best->params},
-                 {"metrics", d.best->metrics},
+                 {"metrics", to_json(d.best->metrics)},
                  {"lineage", lineage},
                  {"operator_chain", operator_chain(d)},
                  {"lines_added", d.lines_added},

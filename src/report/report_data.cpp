@@ -1,7 +1,5 @@
 #include "report/report_data.h"
 
-#include "util/metric_keys.h"
-
 #include "report/line_diff.h"
 
 #include <set>
@@ -9,34 +7,15 @@
 namespace kforge {
 namespace {
 
-std::optional<double> number_at(const nlohmann::json& object, const char* key) {
-  if (object.is_object())
-    if (auto it = object.find(key); it != object.end() && it->is_number()) return it->get<double>();
-  return std::nullopt;
-}
-
-// metrics.sizes may be an array of {"name": ..., ...} or an object keyed by size name.
-std::vector<SizeRow> size_rows(const nlohmann::json& metrics) {
+// The per-size table of the final verification: every figure a size has, as a column.
+std::vector<SizeRow> size_rows(const CandidateMetrics& metrics) {
   std::vector<SizeRow> rows;
-  if (!metrics.is_object() || !metrics.contains("sizes")) return rows;
-  const auto& sizes = metrics["sizes"];
-  auto add = [&](std::string name, const nlohmann::json& values) {
-    SizeRow row{std::move(name), {}};
-    if (values.is_object())
-      for (auto it = values.begin(); it != values.end(); ++it)
-        if (it.key() != "name" && (it->is_primitive())) row.values[it.key()] = *it;
+  for (const auto& size : metrics.sizes) {
+    SizeRow row{size.name, {}};
+    const nlohmann::json values = to_json(size);
+    for (auto it = values.begin(); it != values.end(); ++it)
+      if (it.key() != "name" && it->is_primitive()) row.values[it.key()] = *it;
     rows.push_back(std::move(row));
-  };
-  if (sizes.is_array()) {
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const auto& entry = sizes[i];
-      std::string name = entry.is_object() && entry.contains("name") && entry["name"].is_string()
-                             ? entry["name"].get<std::string>()
-                             : "size" + std::to_string(i);
-      add(name, entry);
-    }
-  } else if (sizes.is_object()) {
-    for (auto it = sizes.begin(); it != sizes.end(); ++it) add(it.key(), *it);
   }
   return rows;
 }
@@ -60,14 +39,14 @@ ReportData collect_report_data(const RunStore& store, const ReportInputs& inputs
   data.language = to_string(inputs.language);
   data.extension = source_extension(inputs.language);
   data.device_name = inputs.device_name;
-  if (auto baseline = store.baseline()) data.baseline = *baseline;
-  data.baseline_ms = number_at(data.baseline, "median_ms");
+  data.baseline = store.baseline();
+  if (data.baseline) data.baseline_ms = data.baseline->median_ms;
 
   data.best = store.best_candidate();
   if (data.best) {
     data.best_speedup = speedup_of(*data.best, data.baseline_ms);
-    data.best_speedup_ci_low = number_at(data.best->metrics, metric_keys::kSpeedupCiLow);
-    data.best_speedup_ci_high = number_at(data.best->metrics, metric_keys::kSpeedupCiHigh);
+    data.best_speedup_ci_low = data.best->metrics.speedup_ci_low;
+    data.best_speedup_ci_high = data.best->metrics.speedup_ci_high;
     data.lineage = store.lineage(data.best->id);
     data.best_sizes = size_rows(data.best->metrics);
     std::set<std::string> seen;

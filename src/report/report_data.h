@@ -22,7 +22,7 @@ struct ReportData {
   std::string language;  // "cuda", ...
   std::string extension;
   RunSettings settings;
-  nlohmann::json baseline;  // null when not recorded
+  std::optional<CandidateMetrics> baseline;  // absent when not recorded
   std::optional<double> baseline_ms;
   std::optional<CandidateRecord> best;
   std::optional<double> best_speedup;    // metrics.speedup, else baseline_ms / best median

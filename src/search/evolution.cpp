@@ -29,31 +29,6 @@ std::string params_text(const ParamValues& params) {
 }
 }  // namespace
 
-CandidateStatus to_candidate_status(EvalStatus status) {
-  switch (status) {
-    case EvalStatus::Pending: return CandidateStatus::Pending;
-    case EvalStatus::CompileError: return CandidateStatus::CompileError;
-    case EvalStatus::RuntimeError: return CandidateStatus::RuntimeError;
-    case EvalStatus::Timeout: return CandidateStatus::Timeout;
-    case EvalStatus::Incorrect: return CandidateStatus::Incorrect;
-    case EvalStatus::Correct: return CandidateStatus::Correct;
-  }
-  return CandidateStatus::Pending;
-}
-
-EvalStatus to_eval_status(CandidateStatus status) {
-  switch (status) {
-    case CandidateStatus::Pending:
-    case CandidateStatus::Compiling: return EvalStatus::Pending;
-    case CandidateStatus::CompileError: return EvalStatus::CompileError;
-    case CandidateStatus::RuntimeError: return EvalStatus::RuntimeError;
-    case CandidateStatus::Timeout: return EvalStatus::Timeout;
-    case CandidateStatus::Incorrect: return EvalStatus::Incorrect;
-    case CandidateStatus::Correct: return EvalStatus::Correct;
-  }
-  return EvalStatus::Pending;
-}
-
 Individual individual_from_record(const CandidateRecord& record) {
   Individual individual;
   individual.id = record.id;
@@ -61,13 +36,11 @@ Individual individual_from_record(const CandidateRecord& record) {
   individual.variant.source = record.source;
   individual.variant.params = record.params;
   individual.variant.options = record.compile_options;
-  individual.status = to_eval_status(record.status);
+  individual.status = record.status;
   individual.status_message = record.status_message;
   if (record.status == CandidateStatus::Correct) individual.median_ms = record.median_ms();
   individual.speedup = record.speedup().value_or(0);
-  if (const auto low = record.metrics.find(metric_keys::kSpeedupCiLow);
-      low != record.metrics.end() && low->is_number())
-    individual.speedup_ci_low = low->get<double>();
+  individual.speedup_ci_low = record.metrics.speedup_ci_low.value_or(individual.speedup_ci_low);
   individual.operator_name = record.operator_name;
   individual.parent_ids = record.parent_ids;
   individual.strategy = record.strategy;
@@ -109,7 +82,7 @@ Individual Evolution::evaluate_baseline() {
   seen_.insert(proposal.variant);  // so no operator proposes the original configuration again
   auto evaluated = evaluate_batch(0, {proposal});
   Individual baseline = evaluated.front();
-  if (baseline.status != EvalStatus::Correct)
+  if (baseline.status != CandidateStatus::Correct)
     throw std::runtime_error(evaluator_.task().manifest_path.string() + ": the original kernel fails its own check (" +
                              baseline.status_message + "); fix the kernel or its manifest before optimizing");
   store_.set_baseline(store_.get_candidate(baseline.id)->metrics);
@@ -177,7 +150,7 @@ void Evolution::run_generation(int generation) {
   record.generation = generation;
   record.evaluated = static_cast<int>(children.size());
   record.correct = static_cast<int>(std::count_if(children.begin(), children.end(), [](const Individual& i) {
-    return i.status == EvalStatus::Correct;
+    return i.status == CandidateStatus::Correct;
   }));
   if (best_now) {
     record.best_candidate_id = best_now->id;
@@ -288,7 +261,7 @@ void Evolution::evaluate_into(Individual& individual, const CompileResult& compi
   individual.status_message = result.message;
   individual.compile_log = compiled.log;
   individual.compile_stats = compile_stats_json(compiled);
-  if (result.status == EvalStatus::Correct && result.timing) {
+  if (result.status == CandidateStatus::Correct && result.timing) {
     // Speedups are against the baseline timed in the same session; latency is normalised to
     // the stored baseline so candidates from different sessions compare fairly.
     const double baseline_ms = baseline_ && baseline_->median_ms ? *baseline_->median_ms : result.baseline_timing->median_ms;
@@ -297,13 +270,13 @@ void Evolution::evaluate_into(Individual& individual, const CompileResult& compi
     individual.median_ms = baseline_ms / result.speedup;
   }
   CandidateResult stored;
-  stored.status = to_candidate_status(result.status);
+  stored.status = result.status;
   stored.status_message = result.message;
   stored.compile_log = compiled.log;
   stored.compile_stats = individual.compile_stats;
-  stored.metrics = metrics_json(result);
-  if (individual.median_ms) stored.metrics["median_ms"] = *individual.median_ms;
-  if (result.timing) stored.metrics["measured_median_ms"] = result.timing->median_ms;
+  stored.metrics = candidate_metrics(result);
+  if (individual.median_ms) stored.metrics.median_ms = individual.median_ms;
+  if (result.timing) stored.metrics.measured_median_ms = result.timing->median_ms;
   store_.update_candidate_result(individual.id, stored);
 }
 
@@ -312,7 +285,7 @@ void Evolution::log_candidate(const Individual& individual) const {
                                   ? ""
                                   : fmt::format("(#{})", fmt::join(individual.parent_ids, ",#"));
   const std::string outcome =
-      individual.status == EvalStatus::Correct
+      individual.status == CandidateStatus::Correct
           ? fmt::format("{:.4f} ms  {:.2f}x", individual.median_ms.value_or(0), individual.speedup)
           : individual.status_message.substr(0, 100);
   log::info("  #{:<4} {:<18} {:<28} {:<13} {}", individual.id, individual.operator_name + parents,

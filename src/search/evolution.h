@@ -81,9 +81,7 @@ class Evolution {
   double elapsed_before_resume_s_ = 0;
 };
 
-// Conversions between the store's rows and the search's view of a candidate.
+// The search's view of a stored candidate.
 Individual individual_from_record(const CandidateRecord& record);
-CandidateStatus to_candidate_status(EvalStatus status);
-EvalStatus to_eval_status(CandidateStatus status);
 
 }  // namespace kforge

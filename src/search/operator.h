@@ -21,7 +21,7 @@ struct Individual {
   std::int64_t id = 0;
   int generation = 0;
   KernelVariant variant;
-  EvalStatus status = EvalStatus::Pending;
+  CandidateStatus status = CandidateStatus::Pending;
   std::string status_message;
   std::optional<double> median_ms;  // correct candidates only
   double speedup = 0;

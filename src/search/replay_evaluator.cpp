@@ -30,7 +30,7 @@ ReplayEvaluator ReplayEvaluator::from_sweep(Task task, const nlohmann::json& swe
     const auto found = by_config.find(space.key(params));
     if (found == by_config.end()) continue;
     variant.params = params;
-    recorded[key(variant)] = eval_result_from_metrics(*found->second);
+    recorded[key(variant)] = eval_result_from_metrics(metrics_from_json(*found->second));
   }
   if (recorded.empty())
     throw TaskError("the sweep recording has no configuration of " + task.manifest_path.string() +
@@ -77,7 +77,7 @@ EvalResult ReplayEvaluator::evaluate_compiled(const KernelVariant& candidate, co
   if (found != recorded_.end()) return found->second;
   ++misses_;
   EvalResult missing;
-  missing.status = EvalStatus::RuntimeError;
+  missing.status = CandidateStatus::RuntimeError;
   missing.message = "not in the recording";
   return missing;
 }
@@ -90,7 +90,7 @@ const EvalResult* ReplayEvaluator::recorded_result(const KernelVariant& variant)
 std::optional<double> ReplayEvaluator::best_recorded_ms() const {
   std::optional<double> best;
   for (const auto& [key_text, result] : recorded_)
-    if (result.status == EvalStatus::Correct && result.timing && (!best || result.timing->median_ms < *best))
+    if (result.status == CandidateStatus::Correct && result.timing && (!best || result.timing->median_ms < *best))
       best = result.timing->median_ms;
   return best;
 }

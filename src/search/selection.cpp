@@ -10,7 +10,7 @@
 namespace kforge {
 
 bool is_selectable(const Individual& individual) {
-  return individual.status == EvalStatus::Correct && individual.median_ms.has_value();
+  return individual.status == CandidateStatus::Correct && individual.median_ms.has_value();
 }
 
 bool fitter(const Individual& a, const Individual& b) {

@@ -3,6 +3,7 @@
 #include "store/run_store.h"
 
 #include "store/run_store_impl.h"
+#include "store/store_error.h"
 #include "util/hash.h"
 
 #include <SQLiteCpp/Transaction.h>
@@ -35,11 +36,14 @@ CandidateRecord read_candidate(SQLite::Statement& q) {
       nlohmann::json::parse(q.getColumn(7).getString()).get<std::vector<std::string>>();
   r.strategy = q.getColumn(8).getString();
   r.rationale = q.getColumn(9).getString();
-  r.status = parse_candidate_status(q.getColumn(10).getString());
+  const std::string status = q.getColumn(10).getString();
+  const auto parsed = parse_candidate_status(status);
+  if (!parsed) throw StoreError("unknown candidate status '" + status + "' in run.db (written by a newer kforge?)");
+  r.status = *parsed;
   r.status_message = q.getColumn(11).getString();
   r.compile_log = q.getColumn(12).getString();
   r.compile_stats = column_json(q.getColumn(13));
-  r.metrics = column_json(q.getColumn(14));
+  r.metrics = metrics_from_json(column_json(q.getColumn(14)));
   r.profile = column_json(q.getColumn(15));
   r.analysis = q.getColumn(16).getString();
   r.created_at = q.getColumn(17).getString();
@@ -78,13 +82,6 @@ void bind_filter(SQLite::Statement& q, const CandidateFilter& filter) {
 void expect_one_row(SQLite::Database& db, std::int64_t id) {
   if (db.getChanges() != 1)
     throw StoreError("run.db has no candidate #" + std::to_string(id));
-}
-
-std::optional<double> median_of(const nlohmann::json& metrics) {
-  if (metrics.is_object())
-    if (auto it = metrics.find("median_ms"); it != metrics.end() && it->is_number())
-      return it->get<double>();
-  return std::nullopt;
 }
 
 }  // namespace
@@ -140,8 +137,8 @@ void RunStore::update_candidate_result(std::int64_t id, const CandidateResult& r
     store_sql::bind_text(update, 2, r.status_message);
     store_sql::bind_text(update, 3, r.compile_log);
     bind_json(update, 4, r.compile_stats);
-    bind_json(update, 5, r.metrics);
-    store_sql::bind_optional(update, 6, median_of(r.metrics));
+    bind_json(update, 5, to_json(r.metrics));
+    store_sql::bind_optional(update, 6, r.metrics.median_ms);
     bind_json(update, 7, r.profile);
     store_sql::bind_text(update, 8, r.analysis);
     update.bind(9, id);

@@ -1,6 +1,7 @@
 // Plain records that RunStore reads and writes: one struct per table row.
 // JSON-valued columns are nlohmann::json (null when absent) so callers can evolve their
-// contents (metrics, profiles) without a schema change.
+// contents (profiles, compile stats) without a schema change; metrics are typed
+// (core/candidate_metrics.h) and stored as their JSON.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,28 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "core/candidate_metrics.h"
+#include "core/llm_exchange.h"
+
 namespace kforge {
 
 // Same type as task.h's ParamValues; repeated so the store needs no task code to link.
 using StoreParams = std::map<std::string, std::int64_t>;
-
-enum class CandidateStatus {
-  Pending,       // inserted, not yet picked up
-  Compiling,     // being compiled / evaluated right now ("in flight")
-  CompileError,
-  RuntimeError,
-  Timeout,
-  Incorrect,
-  Correct,
-};
-
-std::string to_string(CandidateStatus status);
-// Throws StoreError on an unknown name (a database written by a newer kforge).
-CandidateStatus parse_candidate_status(const std::string& text);
-// Pending and Compiling: the candidate's evaluation never finished.
-bool is_in_flight(CandidateStatus status);
-// Every terminal status except Correct.
-bool is_failure(CandidateStatus status);
 
 struct CandidateRecord {
   std::int64_t id = 0;  // assigned by insert_candidate
@@ -50,9 +36,7 @@ struct CandidateRecord {
   std::string status_message;
   std::string compile_log;
   nlohmann::json compile_stats;  // registers, shared memory, spills...
-  // median_ms, min_ms, spread, samples, speedup, gbps, gflops, max_abs_err, max_rel_err,
-  // sizes (per-size results: array of objects with "name", or object keyed by size name).
-  nlohmann::json metrics;
+  CandidateMetrics metrics;  // empty until a result is recorded
   nlohmann::json profile;  // bound, arithmetic_intensity, achieved_gflops, achieved_gbps, peak_*
   std::string analysis;
   std::string created_at;    // ISO 8601 UTC, set by the store
@@ -68,7 +52,7 @@ struct CandidateResult {
   std::string status_message;
   std::string compile_log;
   nlohmann::json compile_stats;
-  nlohmann::json metrics;
+  CandidateMetrics metrics;
   nlohmann::json profile;
   std::string analysis;
 };
@@ -86,24 +70,6 @@ struct EvaluationRecord {
   std::string kind;  // "check", "time", "final"
   std::string size_name;
   nlohmann::json result;
-  std::string created_at;
-};
-
-struct LlmExchangeRecord {
-  std::int64_t id = 0;
-  std::optional<std::int64_t> candidate_id;
-  std::string provider;
-  std::string model;
-  std::string purpose;  // "mutate", "analyse", ...
-  nlohmann::json request;
-  std::string response;
-  std::string status;  // "ok", "error", "refused", ...
-  std::int64_t input_tokens = 0;
-  std::int64_t output_tokens = 0;
-  double cost_usd = 0;
-  double latency_s = 0;
-  int attempts = 1;
-  std::string error;
   std::string created_at;
 };
 

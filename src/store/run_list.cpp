@@ -16,12 +16,6 @@ std::string folder_safe(const std::string& name) {
   return out.empty() ? "task" : out;
 }
 
-std::optional<double> number(const nlohmann::json& object, const char* key) {
-  if (object.is_object())
-    if (auto it = object.find(key); it != object.end() && it->is_number()) return it->get<double>();
-  return std::nullopt;
-}
-
 RunSummary summarize(const std::filesystem::path& dir) {
   RunSummary summary;
   summary.path = dir;
@@ -41,7 +35,7 @@ RunSummary summarize(const std::filesystem::path& dir) {
       summary.best_speedup = best->speedup();
       if (!summary.best_speedup && summary.best_median_ms)
         if (auto baseline = store.baseline())
-          if (auto base_ms = number(*baseline, "median_ms"); base_ms && *summary.best_median_ms > 0)
+          if (auto base_ms = baseline->median_ms; base_ms && *summary.best_median_ms > 0)
             summary.best_speedup = *base_ms / *summary.best_median_ms;
     }
   } catch (const std::exception& e) {

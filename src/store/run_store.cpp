@@ -191,8 +191,12 @@ std::string RunStore::status() const {
   return value && value->is_string() ? value->get<std::string>() : "";
 }
 
-void RunStore::set_baseline(const nlohmann::json& metrics) { set_setting("baseline", metrics); }
-std::optional<nlohmann::json> RunStore::baseline() const { return get_setting("baseline"); }
+void RunStore::set_baseline(const CandidateMetrics& metrics) { set_setting("baseline", to_json(metrics)); }
+std::optional<CandidateMetrics> RunStore::baseline() const {
+  const auto stored = get_setting("baseline");
+  if (!stored || !stored->is_object()) return std::nullopt;
+  return metrics_from_json(*stored);
+}
 
 // --- evaluations ---
 
@@ -232,24 +236,34 @@ std::vector<EvaluationRecord> RunStore::list_evaluations(std::int64_t candidate_
 
 // --- LLM exchanges ---
 
-std::int64_t RunStore::add_llm_exchange(const LlmExchangeRecord& r) {
+namespace {
+// The request column holds the body as JSON, or as a JSON string when it does not parse.
+nlohmann::json request_column(const std::string& request_json) {
+  nlohmann::json request = nlohmann::json::parse(request_json, nullptr, false);
+  return request.is_discarded() ? nlohmann::json(request_json) : request;
+}
+}  // namespace
+
+// One row per exchange: the response column keeps LlmExchange::stored_response(), latency is
+// in seconds, created_at is the time of the insert.
+std::int64_t RunStore::add_llm_exchange(const LlmExchange& r) {
   return impl_->locked("writing", [&] {
     SQLite::Statement insert(
         impl_->db,
         std::string("INSERT INTO llm_exchanges(candidate_id, provider, model, purpose, request, "
                     "response, status, input_tokens, output_tokens, cost_usd, latency_s, attempts, "
                     "error, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,") + kNow + ")");
-    store_sql::bind_optional(insert, 1, r.candidate_id);
+    store_sql::bind_optional(insert, 1, r.stored_candidate_id());
     insert.bind(2, r.provider);
     insert.bind(3, r.model);
     insert.bind(4, r.purpose);
-    bind_json(insert, 5, r.request);
-    store_sql::bind_text(insert, 6, r.response);
-    insert.bind(7, r.status);
+    bind_json(insert, 5, request_column(r.request_json));
+    store_sql::bind_text(insert, 6, r.stored_response());
+    insert.bind(7, r.outcome());
     insert.bind(8, r.input_tokens);
     insert.bind(9, r.output_tokens);
     insert.bind(10, r.cost_usd);
-    insert.bind(11, r.latency_s);
+    insert.bind(11, r.latency_ms / 1000.0);
     insert.bind(12, r.attempts);
     store_sql::bind_text(insert, 13, r.error);
     insert.exec();
@@ -257,7 +271,7 @@ std::int64_t RunStore::add_llm_exchange(const LlmExchangeRecord& r) {
   });
 }
 
-std::vector<LlmExchangeRecord> RunStore::list_llm_exchanges(
+std::vector<LlmExchange> RunStore::list_llm_exchanges(
     std::optional<std::int64_t> candidate_id) const {
   return impl_->locked("reading", [&] {
     std::string sql =
@@ -268,24 +282,26 @@ std::vector<LlmExchangeRecord> RunStore::list_llm_exchanges(
     sql += " ORDER BY id";
     SQLite::Statement query(impl_->db, sql);
     if (candidate_id) query.bind(1, *candidate_id);
-    std::vector<LlmExchangeRecord> out;
+    std::vector<LlmExchange> out;
     while (query.executeStep()) {
-      LlmExchangeRecord r;
+      LlmExchange r;
       r.id = query.getColumn(0).getInt64();
-      if (!query.getColumn(1).isNull()) r.candidate_id = query.getColumn(1).getInt64();
+      if (!query.getColumn(1).isNull()) r.candidate_id = std::to_string(query.getColumn(1).getInt64());
       r.provider = query.getColumn(2).getString();
       r.model = query.getColumn(3).getString();
       r.purpose = query.getColumn(4).getString();
-      r.request = column_json(query.getColumn(5));
-      r.response = query.getColumn(6).getString();
+      const nlohmann::json request = column_json(query.getColumn(5));
+      r.request_json = request.is_null() ? "" : request.is_string() ? request.get<std::string>() : request.dump();
       r.status = query.getColumn(7).getString();
+      // The row keeps one response: the text when the call worked, else the raw body.
+      (r.status == "error" ? r.response_body : r.text) = query.getColumn(6).getString();
       r.input_tokens = query.getColumn(8).getInt64();
       r.output_tokens = query.getColumn(9).getInt64();
       r.cost_usd = query.getColumn(10).getDouble();
-      r.latency_s = query.getColumn(11).getDouble();
+      r.latency_ms = query.getColumn(11).getDouble() * 1000.0;
       r.attempts = query.getColumn(12).getInt();
       r.error = query.getColumn(13).getString();
-      r.created_at = query.getColumn(14).getString();
+      r.timestamp = query.getColumn(14).getString();
       out.push_back(std::move(r));
     }
     return out;

@@ -65,9 +65,9 @@ class RunStore {
   // the store locked so that no other thread records anything more. Call only before exiting.
   void mark_interrupted_and_hold();
   std::string status() const;
-  // The original kernel's metrics (same shape as CandidateRecord::metrics, may hold "profile").
-  void set_baseline(const nlohmann::json& metrics);
-  std::optional<nlohmann::json> baseline() const;
+  // The original kernel's metrics (its profile too, once profiled).
+  void set_baseline(const CandidateMetrics& metrics);
+  std::optional<CandidateMetrics> baseline() const;
 
   // --- candidates ---
   // Stores the record with status pending (whatever record.status says); returns the id.
@@ -102,9 +102,9 @@ class RunStore {
   std::vector<EvaluationRecord> list_evaluations(std::int64_t candidate_id) const;
 
   // --- LLM exchanges ---
-  std::int64_t add_llm_exchange(const LlmExchangeRecord& record);
+  std::int64_t add_llm_exchange(const LlmExchange& exchange);
   // All exchanges, or only those of one candidate, by id.
-  std::vector<LlmExchangeRecord> list_llm_exchanges(
+  std::vector<LlmExchange> list_llm_exchanges(
       std::optional<std::int64_t> candidate_id = std::nullopt) const;
   LlmTotals llm_totals() const;
 

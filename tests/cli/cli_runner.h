@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace kforge::testing {
 
 inline std::filesystem::path kforge_binary() { return std::filesystem::path(KFORGE_BINARY_DIR) / "bin/kforge"; }
@@ -49,11 +51,6 @@ inline pid_t start_kforge(const std::vector<std::string>& arguments) {
     ::_exit(127);
   }
   return pid;
-}
-
-inline std::filesystem::path make_temp_dir(const std::string& prefix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-  return ::mkdtemp(pattern.data());
 }
 
 }  // namespace kforge::testing

@@ -25,7 +25,7 @@ std::int64_t add_evaluated(RunStore& store, const std::string& operator_name, co
   const std::int64_t id = store.insert_candidate(record);
   CandidateResult result;
   result.status = CandidateStatus::Correct;
-  result.metrics = {{"median_ms", median_ms}, {"speedup", 1.0 / median_ms}};
+  result.metrics = metrics_from_json({{"median_ms", median_ms}, {"speedup", 1.0 / median_ms}});
   store.update_candidate_result(id, result);
   return id;
 }

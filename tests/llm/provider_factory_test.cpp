@@ -3,7 +3,7 @@
 
 #include "fake_llm_server.h"
 #include "llm/provider_factory.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 namespace kforge::llm {
@@ -75,6 +75,21 @@ TEST(ProviderFactory, LocalServerNeedsNoKeyAndWorksEndToEnd) {
   EXPECT_EQ(sent.json()["model"], "qwen2.5-coder:32b");
 }
 
+TEST(ProviderFactory, TheCallersBudgetIsSetInTheConfigOverTheEnvironments) {
+  testing::FakeLlmServer server({testing::ScriptedReply{200, testing::openai_reply("a", 30, 20), {}, {}},
+                                 testing::ScriptedReply{200, testing::openai_reply("b", 30, 20), {}, {}}});
+  // The environment allows a million tokens; the caller (a resumed run) has 40 left.
+  auto selection = select_provider("openai:local",
+                                   environment_from({{"OPENAI_BASE_URL", server.url() + "/v1"},
+                                                     {"KFORGE_LLM_MAX_TOKENS", "1000000"}}),
+                                   nullptr, BudgetLimits{40, 0});
+  ASSERT_TRUE(selection) << selection.reason;
+  EXPECT_TRUE(selection.provider->complete({"", {{"user", "one"}}, 10, 0, "test", ""}).ok());
+  const auto refused = selection.provider->complete({"", {{"user", "two"}}, 10, 0, "test", ""});
+  EXPECT_TRUE(refused.budget_exhausted) << refused.error;
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
 TEST(ProviderFactory, UnknownSpecIsAReason) {
   const auto selection = select_provider("gemini:pro", environment_from({}));
   EXPECT_FALSE(selection);
@@ -109,7 +124,7 @@ TEST(ProviderFactory, EnvironmentTuning) {
 }
 
 TEST(ProviderFactory, JsonConfigFile) {
-  testing::TempDir dir;
+  kforge::testing::TempDir dir;
   const auto path = dir.path() / "llm.json";
   write_file(path, R"({
     // comments are allowed
@@ -139,7 +154,7 @@ TEST(ProviderFactory, JsonConfigFile) {
 }
 
 TEST(ProviderFactory, BadConfigFilesAreReasons) {
-  testing::TempDir dir;
+  kforge::testing::TempDir dir;
   auto reason_for = [&](const std::string& contents) {
     write_file(dir.path() / "c.json", contents);
     const auto selection =

@@ -8,7 +8,7 @@
 #include "llm/jsonl_exchange_sink.h"
 #include "llm/provider_factory.h"
 #include "llm/replay_provider.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace kforge::llm {
 namespace {
@@ -22,7 +22,7 @@ LlmRequest request_for(const std::string& purpose, const std::string& candidate)
 }
 
 TEST(Replay, RoundTripMatchesByPurposeAndOrder) {
-  testing::TempDir run;
+  kforge::testing::TempDir run;
   {
     // Each reply names the request it answers, so the replay order can be checked.
     FakeLlmServer server([](const testing::ReceivedRequest& request, int index) {
@@ -85,7 +85,7 @@ TEST(Replay, RecordedFailuresReplayAsFailures) {
 }
 
 TEST(Replay, SkipsACorruptLastLine) {
-  testing::TempDir run;
+  kforge::testing::TempDir run;
   {
     JsonlExchangeSink sink(run.path() / "exchanges.jsonl");
     LlmExchange exchange;

@@ -6,7 +6,7 @@
 #include "llm/http_provider.h"
 #include "llm/jsonl_exchange_sink.h"
 #include "llm/provider_factory.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 namespace kforge::llm {
@@ -21,7 +21,7 @@ constexpr const char* kSecret = "sk-live-SECRET-0123456789abcdef";
 bool contains_secret(const std::string& text) { return text.find(kSecret) != std::string::npos; }
 
 void expect_no_secret(const LlmExchange& exchange) {
-  EXPECT_FALSE(contains_secret(exchange_to_json(exchange).dump()));
+  EXPECT_FALSE(contains_secret(to_json(exchange).dump()));
 }
 
 ProviderConfig config_for(const std::string& url, const std::string& model) {
@@ -43,7 +43,7 @@ TEST(SecretKey, NeverRecordedNorInErrors) {
     return ScriptedReply{401, R"({"error":{"message":"Incorrect API key provided: )" + key + R"("}})",
                          {}, {}};
   });
-  testing::TempDir dir;
+  kforge::testing::TempDir dir;
   auto memory = std::make_shared<MemoryExchangeSink>();
   auto jsonl = std::make_shared<JsonlExchangeSink>(dir.path() / "exchanges.jsonl");
 

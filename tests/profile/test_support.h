@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 namespace kforge::test {
@@ -16,23 +17,6 @@ inline std::filesystem::path fixture(const std::string& name) {
 
 inline std::string read_fixture(const std::string& name) { return read_file(fixture(name)); }
 
-// A fresh folder under /tmp, removed with the object.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/kforge-profile-test-XXXXXX";
-    path_ = ::mkdtemp(pattern);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using kforge::testing::TempDir;
 
 }  // namespace kforge::test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "store/run_store.h"
+#include "support/temp_dir.h"
 
 #include <unistd.h>
 
@@ -12,27 +13,6 @@
 #include <string>
 
 namespace kforge::testing {
-
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("kforge-report-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!std::getenv("KFORGE_KEEP_TEST_FILES")) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline const std::string kOriginalSource =
     "__global__ void saxpy(int n, float a, const float* x, float* y) {\n"
@@ -64,14 +44,14 @@ inline SampleRun make_sample_run(RunStore& store) {
   settings.status = "finished";
   settings.kforge_version = "0.1.0";
   store.write_settings(settings);
-  store.set_baseline({{"median_ms", 2.0},
+  store.set_baseline(metrics_from_json({{"median_ms", 2.0},
                       {"profile",
                        {{"bound", "memory"},
                         {"arithmetic_intensity", 0.167},
                         {"achieved_gflops", 120.0},
                         {"achieved_gbps", 720.0},
                         {"peak_gflops", 19500.0},
-                        {"peak_gbps", 2039.0}}}});
+                        {"peak_gbps", 2039.0}}}}));
 
   auto add = [&](int generation, const std::string& op, std::vector<std::int64_t> parents,
                  const std::string& source, CandidateStatus status, std::optional<double> ms,
@@ -86,7 +66,7 @@ inline SampleRun make_sample_run(RunStore& store) {
     const auto id = store.insert_candidate(c);
     CandidateResult result;
     result.status = status;
-    if (ms) result.metrics = {{"median_ms", *ms}, {"speedup", 2.0 / *ms}};
+    if (ms) result.metrics = metrics_from_json({{"median_ms", *ms}, {"speedup", 2.0 / *ms}});
     if (status == CandidateStatus::CompileError) result.status_message = "error: expected ';'";
     store.update_candidate_result(id, result);
     return id;
@@ -131,12 +111,12 @@ inline SampleRun make_sample_run(RunStore& store) {
   add(3, "tune", {other}, "t", CandidateStatus::Correct, 0.9);
   CandidateResult best_result;
   best_result.status = CandidateStatus::Correct;
-  best_result.metrics = {{"median_ms", 0.5},
+  best_result.metrics = metrics_from_json({{"median_ms", 0.5},
                          {"speedup", 4.0},
                          {"gbps", 1610.0},
                          {"sizes",
                           {{{"name", "small"}, {"median_ms", 0.012}, {"speedup", 1.5}, {"max_abs_err", 0.0}},
-                           {{"name", "large"}, {"median_ms", 0.5}, {"speedup", 4.0}, {"max_abs_err", 1e-6}}}}};
+                           {{"name", "large"}, {"median_ms", 0.5}, {"speedup", 4.0}, {"max_abs_err", 1e-6}}}}});
   best_result.profile = {{"bound", "memory"},
                          {"arithmetic_intensity", 0.167},
                          {"achieved_gflops", 268.0},
@@ -149,7 +129,7 @@ inline SampleRun make_sample_run(RunStore& store) {
 
   store.insert_candidate(CandidateRecord{});  // in flight when the run stopped
 
-  LlmExchangeRecord exchange;
+  LlmExchange exchange;
   exchange.provider = "anthropic";
   exchange.model = "claude";
   exchange.input_tokens = 1000;

@@ -13,7 +13,7 @@
 #include "search/operators/tune.h"
 #include "search/param_space.h"
 #include "search/replay_evaluator.h"
-#include "../store/temp_dir.h"
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 namespace kforge {
@@ -51,14 +51,14 @@ TEST(ReplayEvaluator, AnswersFromTheRecordingAndNamesWhatIsMissing) {
   EXPECT_EQ(replay.recorded(), ParamSpace(replay.task()).size());
   const KernelVariant original = replay.baseline_variant();
   const EvalResult result = replay.evaluate_compiled(original, replay.compile_all({original})[0]);
-  EXPECT_EQ(result.status, EvalStatus::Correct);
+  EXPECT_EQ(result.status, CandidateStatus::Correct);
   ASSERT_TRUE(result.timing.has_value());
   EXPECT_GT(result.timing->median_ms, 0);
 
   KernelVariant edited = original;
   edited.source += "\n// changed\n";
   const EvalResult missing = replay.evaluate_compiled(edited, replay.compile_all({edited})[0]);
-  EXPECT_EQ(missing.status, EvalStatus::RuntimeError);
+  EXPECT_EQ(missing.status, CandidateStatus::RuntimeError);
   EXPECT_EQ(missing.message, "not in the recording");
   EXPECT_EQ(replay.misses(), 1);
 }

@@ -32,7 +32,7 @@ inline Individual baseline_of(const Task& task, std::int64_t id = 1) {
   individual.id = id;
   individual.variant.source = read_file(task.kernel.source);
   individual.variant.params = task.default_params();
-  individual.status = EvalStatus::Correct;
+  individual.status = CandidateStatus::Correct;
   individual.median_ms = 1.0;
   return individual;
 }
@@ -42,12 +42,12 @@ inline Individual timed(std::int64_t id, double median_ms, std::string source = 
   individual.id = id;
   individual.variant.source = std::move(source);
   individual.variant.params = std::move(params);
-  individual.status = EvalStatus::Correct;
+  individual.status = CandidateStatus::Correct;
   individual.median_ms = median_ms;
   return individual;
 }
 
-inline Individual failed(std::int64_t id, EvalStatus status = EvalStatus::Incorrect) {
+inline Individual failed(std::int64_t id, CandidateStatus status = CandidateStatus::Incorrect) {
   Individual individual;
   individual.id = id;
   individual.variant.source = "broken";

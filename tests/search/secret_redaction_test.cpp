@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "../llm/fake_llm_server.h"
-#include "../llm/temp_dir.h"
+#include "support/temp_dir.h"
 #include "eval/worker_process.h"
 #include "llm/http_provider.h"
 #include "llm/jsonl_exchange_sink.h"
@@ -41,7 +41,7 @@ class SecretRedaction : public ::testing::Test {
 
 TEST_F(SecretRedaction, WorkerReplyEchoingTheKeyIsRedactedBeforeAnyoneSeesIt) {
   // A worker (a shell script speaking the protocol) whose error text carries the key.
-  llm::testing::TempDir dir;
+  kforge::testing::TempDir dir;
   const auto script = dir.path() / "echo_worker.sh";
   std::ofstream(script) << "#!/bin/sh\necho '{\"ok\":true}'\nread line\n"
                            "echo '{\"ok\":false,\"error\":\"KeyError: " << kKey << " not allowed\",\"log\":\"" << kKey
@@ -56,7 +56,7 @@ TEST_F(SecretRedaction, WorkerReplyEchoingTheKeyIsRedactedBeforeAnyoneSeesIt) {
 }
 
 TEST_F(SecretRedaction, RunStoreNeverHoldsTheKey) {
-  llm::testing::TempDir dir;
+  kforge::testing::TempDir dir;
   {
     RunStore store = RunStore::create(dir.path() / "run");
     CandidateRecord record;
@@ -67,14 +67,14 @@ TEST_F(SecretRedaction, RunStoreNeverHoldsTheKey) {
     result.status = CandidateStatus::CompileError;
     result.status_message = std::string("error: ") + kKey;
     result.compile_log = std::string("<source>:1:2: error: ") + kKey;
-    result.metrics = {{"message", kKey}, {kKey, 1}};
+    result.metrics = metrics_from_json({{"message", kKey}, {kKey, 1}});
     store.update_candidate_result(id, result);
     store.update_candidate_status(id, CandidateStatus::CompileError, kKey);
     store.add_event(std::string("candidate failed: ") + kKey);
     store.set_setting("note", {{"why", kKey}});
-    LlmExchangeRecord exchange;
-    exchange.request = {{"messages", {{{"content", kKey}}}}};
-    exchange.response = kKey;
+    LlmExchange exchange;
+    exchange.request_json = nlohmann::json{{"messages", {{{"content", kKey}}}}}.dump();
+    exchange.text = kKey;
     exchange.error = kKey;
     store.add_llm_exchange(exchange);
   }
@@ -88,7 +88,7 @@ TEST_F(SecretRedaction, RunStoreNeverHoldsTheKey) {
 TEST_F(SecretRedaction, RepairPromptsAndExchangeLogNeverCarryTheKey) {
   llm::testing::FakeLlmServer server(std::vector<llm::testing::ScriptedReply>{
       {200, llm::testing::openai_reply(std::string("echo: ") + kKey, 10, 10), {}, {}}});
-  llm::testing::TempDir dir;
+  kforge::testing::TempDir dir;
   auto sink = std::make_shared<llm::JsonlExchangeSink>(dir.path() / "exchanges.jsonl");
   llm::ProviderConfig config;
   config.model = "gpt-4o";

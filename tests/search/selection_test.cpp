@@ -32,7 +32,7 @@ TEST(Significance, TheBestImprovementNeedsItsIntervalAboveOne) {
 }
 
 TEST(Tournament, NeverPicksFailures) {
-  std::vector<Individual> pool{failed(1), failed(2, EvalStatus::CompileError), timed(3, 5.0), failed(4, EvalStatus::Timeout)};
+  std::vector<Individual> pool{failed(1), failed(2, CandidateStatus::CompileError), timed(3, 5.0), failed(4, CandidateStatus::Timeout)};
   std::mt19937_64 rng(1);
   for (int i = 0; i < 500; ++i) EXPECT_EQ(tournament_select(pool, 3, rng)->id, 3);
 }

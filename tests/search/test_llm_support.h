@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../llm/fake_llm_server.h"
+#include "support/temp_dir.h"
 
 namespace kforge::llm_test {
 
@@ -25,10 +26,7 @@ inline std::filesystem::path fixture_dir() {
   return std::filesystem::path(KFORGE_SOURCE_DIR) / "tests/kernels/tunable_vadd";
 }
 
-inline std::filesystem::path make_temp_dir(const std::string& prefix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
-  return ::mkdtemp(pattern.data());
-}
+using kforge::testing::make_temp_dir;
 
 inline std::string read_all(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,5 +1,5 @@
 #include "store/run_store.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ CandidateRecord make_candidate(int generation, std::string op, std::vector<std::
 CandidateResult correct_result(double median_ms) {
   CandidateResult result;
   result.status = CandidateStatus::Correct;
-  result.metrics = {{"median_ms", median_ms}, {"speedup", 2.0 / median_ms}};
+  result.metrics = metrics_from_json({{"median_ms", median_ms}, {"speedup", 2.0 / median_ms}});
   return result;
 }
 
@@ -54,7 +54,7 @@ TEST(RunStoreCandidates, InsertThenGetRoundTripsEveryField) {
   EXPECT_FALSE(got->source_hash.empty());
   EXPECT_FALSE(got->created_at.empty());
   EXPECT_TRUE(got->evaluated_at.empty());
-  EXPECT_TRUE(got->metrics.is_null());
+  EXPECT_TRUE(got->metrics.empty());
   EXPECT_FALSE(store.get_candidate(id + 100));
 }
 
@@ -66,7 +66,7 @@ TEST(RunStoreCandidates, ResultUpdateStoresJsonColumnsAndStampsEvaluation) {
   EXPECT_EQ(store.get_candidate(id)->status, CandidateStatus::Compiling);
 
   CandidateResult result = correct_result(1.25);
-  result.metrics["sizes"] = {{{"name", "small"}, {"median_ms", 0.1}}};
+  result.metrics.sizes = {size_result_from_json({{"name", "small"}, {"median_ms", 0.1}}, "")};
   result.compile_stats = {{"registers", 32}};
   result.profile = {{"bound", "memory"}, {"achieved_gbps", 900.5}};
   result.compile_log = "ok";
@@ -76,7 +76,9 @@ TEST(RunStoreCandidates, ResultUpdateStoresJsonColumnsAndStampsEvaluation) {
   auto got = store.get_candidate(id);
   EXPECT_EQ(got->status, CandidateStatus::Correct);
   EXPECT_EQ(got->median_ms(), 1.25);
-  EXPECT_EQ(got->metrics["sizes"][0]["name"], "small");
+  ASSERT_EQ(got->metrics.sizes.size(), 1u);
+  EXPECT_EQ(got->metrics.sizes[0].name, "small");
+  EXPECT_EQ(got->metrics.sizes[0].extra["median_ms"], 0.1);
   EXPECT_EQ(got->compile_stats["registers"], 32);
   EXPECT_EQ(got->profile["bound"], "memory");
   EXPECT_EQ(got->compile_log, "ok");

@@ -2,7 +2,7 @@
 // writes candidates and reports each commit through a pipe; the parent kills it while it
 // is still writing, reopens the folder and checks every acknowledged state is there.
 #include "store/run_store.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 #include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
@@ -44,7 +44,7 @@ void report(int fd, const std::string& line) {
       const auto id = insert(i);
       store.update_candidate_status(id, CandidateStatus::Compiling);
       CandidateResult result;
-      result.metrics = {{"median_ms", 1.0 + i}};
+      result.metrics = metrics_from_json({{"median_ms", 1.0 + i}});
       store.update_candidate_result(id, result);
       report(fd, "done " + std::to_string(id));
     }

@@ -1,5 +1,5 @@
 #include "store/run_store.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 #include <gmock/gmock.h>
@@ -18,12 +18,12 @@ void make_run(const std::filesystem::path& dir, const std::string& task, double 
   settings.task_name = task;
   settings.status = status;
   store.write_settings(settings);
-  store.set_baseline({{"median_ms", 4.0}});
+  store.set_baseline(metrics_from_json({{"median_ms", 4.0}}));
   CandidateRecord c;
   c.source = "k";
   const auto id = store.insert_candidate(c);
   CandidateResult result;
-  result.metrics = {{"median_ms", best_ms}};  // no speedup: derived from the baseline
+  result.metrics = metrics_from_json({{"median_ms", best_ms}});  // no speedup: derived from the baseline
   store.update_candidate_result(id, result);
   store.insert_candidate(c);  // still pending
   store.begin_generation(0);

@@ -1,6 +1,6 @@
 // Opening folders that are not (healthy) kforge runs, and write failures.
 #include "store/run_store.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 #include "util/files.h"
 
 #include <SQLiteCpp/Database.h>

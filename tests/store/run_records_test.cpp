@@ -1,6 +1,6 @@
 // Settings, evaluations, LLM exchanges, generations and events.
 #include "store/run_store.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@ TEST(RunStoreSettings, TypedSettingsRoundTripAndSurviveReopen) {
     auto store = RunStore::create(tmp.path() / "run");
     store.write_settings(settings);
     store.set_setting("extra", {{"nested", {1, 2, 3}}});
-    store.set_baseline({{"median_ms", 3.5}, {"profile", {{"bound", "memory"}}}});
+    store.set_baseline(metrics_from_json({{"median_ms", 3.5}, {"profile", {{"bound", "memory"}}}}));
   }
   auto store = RunStore::open(tmp.path() / "run");
   auto got = store.read_settings();
@@ -42,7 +42,8 @@ TEST(RunStoreSettings, TypedSettingsRoundTripAndSurviveReopen) {
   EXPECT_EQ(got.status, "running");
   EXPECT_EQ((*store.get_setting("extra"))["nested"][2], 3);
   EXPECT_FALSE(store.get_setting("missing"));
-  EXPECT_EQ((*store.baseline())["median_ms"], 3.5);
+  EXPECT_EQ(store.baseline()->median_ms, 3.5);
+  EXPECT_EQ(store.baseline()->profile["bound"], "memory");
   EXPECT_TRUE(store.all_settings().contains("baseline"));
 
   store.set_status("finished");
@@ -90,22 +91,22 @@ TEST(RunStoreRecords, LlmExchangesAndTotals) {
   CandidateRecord c;
   c.source = "x";
   const auto id = store.insert_candidate(c);
-  LlmExchangeRecord x;
-  x.candidate_id = id;
+  LlmExchange x;
+  x.candidate_id = std::to_string(id);
   x.provider = "openai";
   x.model = "gpt";
   x.purpose = "mutate";
-  x.request = {{"messages", {{{"role", "user"}, {"content", "hi"}}}}};
-  x.response = "kernel";
+  x.request_json = nlohmann::json{{"messages", {{{"role", "user"}, {"content", "hi"}}}}}.dump();
+  x.text = "kernel";
   x.status = "ok";
   x.input_tokens = 100;
   x.output_tokens = 50;
   x.cost_usd = 0.25;
-  x.latency_s = 1.5;
+  x.latency_ms = 1500;
   x.attempts = 2;
   store.add_llm_exchange(x);
-  LlmExchangeRecord failed = x;
-  failed.candidate_id.reset();
+  LlmExchange failed = x;
+  failed.candidate_id = "pending:3";  // never settled: linked to no candidate
   failed.status = "error";
   failed.error = "HTTP 429";
   failed.input_tokens = 10;
@@ -115,12 +116,16 @@ TEST(RunStoreRecords, LlmExchangesAndTotals) {
 
   auto all = store.list_llm_exchanges();
   ASSERT_EQ(all.size(), 2u);
-  EXPECT_EQ(all[0].candidate_id, id);
-  EXPECT_EQ(all[0].request["messages"][0]["content"], "hi");
+  EXPECT_EQ(all[0].stored_candidate_id(), id);
+  EXPECT_EQ(nlohmann::json::parse(all[0].request_json)["messages"][0]["content"], "hi");
+  EXPECT_EQ(all[0].text, "kernel");
+  EXPECT_EQ(all[0].outcome(), "ok");
   EXPECT_EQ(all[0].attempts, 2);
-  EXPECT_DOUBLE_EQ(all[0].latency_s, 1.5);
-  EXPECT_FALSE(all[1].candidate_id);
+  EXPECT_DOUBLE_EQ(all[0].latency_ms, 1500);
+  EXPECT_FALSE(all[1].stored_candidate_id());
   EXPECT_EQ(all[1].error, "HTTP 429");
+  EXPECT_EQ(all[1].outcome(), "error");
+  EXPECT_EQ(all[1].response_body, "");  // a failed call keeps the raw body; this one had none
   EXPECT_EQ(store.list_llm_exchanges(id).size(), 1u);
 
   auto totals = store.llm_totals();

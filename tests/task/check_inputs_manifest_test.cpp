@@ -6,7 +6,7 @@
 
 #include "task/limits.h"
 #include "task/task.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace kforge {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "task/detect.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace kforge {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "task/expr.h"
 #include "task/manifest_search.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace kforge {
 namespace {
