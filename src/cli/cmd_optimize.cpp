@@ -5,15 +5,20 @@
 
 #include "cli/commands.h"
 #include "cli/interrupts.h"
-#include "cli/optimize_pipeline.h"
-#include "cli/task_options.h"
+#include "optimize/optimize_pipeline.h"
+#include "optimize/pipeline_steps.h"
+#include "cli/eval_flag_options.h"
 #include "task/detect.h"
 #include "task/manifest_search.h"
 #include "util/log.h"
+#include "util/version.h"
 #include "util/secrets.h"
 
 namespace kforge::cli {
 namespace {
+using optimize::OptimizeOptions;
+using optimize::optimize_task;
+
 
 struct OptimizeArgs {
   std::string path;
@@ -33,9 +38,9 @@ struct OptimizeArgs {
   EvalFlags eval;
 };
 
-// [1/6]: every kernel under the path; those with a manifest become tasks.
+// The detect step: every kernel under the path; those with a manifest become tasks.
 std::vector<Task> detect_tasks(const std::filesystem::path& path) {
-  log::step(1, 6, "detect");
+  optimize::announce_step(optimize::PipelineStep::Detect);
   std::vector<DetectedKernel> kernels;
   try {
     kernels = detect_kernels(path);
@@ -82,7 +87,7 @@ RunSettings settings_from(const OptimizeArgs& args, const Task& task, std::uint6
   settings.time_budget_s = args.time_budget;
   settings.seed = seed;
   settings.llm = args.llm;
-  settings.kforge_version = "0.1.0";
+  settings.kforge_version = kVersion;
   return settings;
 }
 
@@ -111,24 +116,23 @@ int resume(const OptimizeArgs& args) {
 
 }  // namespace
 
-Action add_optimize(CLI::App& app) {
-  auto* sub = app.add_subcommand("optimize", "Evolve faster versions of the kernels in a file or folder");
+Action setup_optimize(CLI::App& sub) {
   auto args = std::make_shared<OptimizeArgs>();
-  sub->add_option("path", args->path, "Kernel file, manifest or folder");
-  sub->add_option("--resume", args->resume, "Continue the run in this folder");
-  sub->add_option("-g,--generations", args->generations, "Generations to evolve")->capture_default_str();
-  sub->add_option("-p,--population", args->population, "Candidates per generation")->capture_default_str();
-  sub->add_option("--target", args->target, "Stop at this speedup over the original");
-  sub->add_option("--time-budget", args->time_budget, "Stop after this many seconds");
-  sub->add_option("--runs-dir", args->runs_dir, "Where run folders go")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Random seed (default: random)");
-  sub->add_option("--llm", args->llm, "LLM as openai:MODEL, anthropic:MODEL, replay:RUN_DIR or none");
-  sub->add_option("--llm-budget-usd", args->llm_budget_usd, "Stop using the LLM after this many US dollars");
-  sub->add_option("--llm-budget-tokens", args->llm_budget_tokens, "Stop using the LLM after this many tokens");
-  sub->add_flag("--llm-only", args->llm_only, "Use only the LLM operators (no built-in ones)");
-  sub->add_flag("--json", args->json, "Print a JSON summary on stdout");
-  sub->add_flag("--no-counters", args->no_counters, "Profile with the analytic roofline only (no ncu)");
-  add_eval_flags(*sub, args->eval);
+  sub.add_option("path", args->path, "Kernel file, manifest or folder");
+  sub.add_option("--resume", args->resume, "Continue the run in this folder");
+  sub.add_option("-g,--generations", args->generations, "Generations to evolve")->capture_default_str();
+  sub.add_option("-p,--population", args->population, "Candidates per generation")->capture_default_str();
+  sub.add_option("--target", args->target, "Stop at this speedup over the original");
+  sub.add_option("--time-budget", args->time_budget, "Stop after this many seconds");
+  sub.add_option("--runs-dir", args->runs_dir, "Where run folders go")->capture_default_str();
+  sub.add_option("--seed", args->seed, "Random seed (default: random)");
+  sub.add_option("--llm", args->llm, "LLM as openai:MODEL, anthropic:MODEL, replay:RUN_DIR or none");
+  sub.add_option("--llm-budget-usd", args->llm_budget_usd, "Stop using the LLM after this many US dollars");
+  sub.add_option("--llm-budget-tokens", args->llm_budget_tokens, "Stop using the LLM after this many tokens");
+  sub.add_flag("--llm-only", args->llm_only, "Use only the LLM operators (no built-in ones)");
+  sub.add_flag("--json", args->json, "Print a JSON summary on stdout");
+  sub.add_flag("--no-counters", args->no_counters, "Profile with the analytic roofline only (no ncu)");
+  add_eval_flags(sub, args->eval);
   return [args] {
     install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
     if (!args->resume.empty()) return resume(*args);

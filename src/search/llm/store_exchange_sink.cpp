@@ -2,7 +2,6 @@
 
 #include <charconv>
 
-#include "util/log.h"
 
 namespace kforge {
 namespace {
@@ -48,7 +47,8 @@ StoreExchangeSink::~StoreExchangeSink() {
       try {
         write(std::move(record));
       } catch (const std::exception& e) {
-        log::warn("could not store an LLM exchange: {}", e.what());  // a destructor must not throw
+        // A destructor must not throw.
+        notify(notices_, llm::NoticeLevel::Warning, std::string("could not store an LLM exchange: ") + e.what());
       }
     }
 }

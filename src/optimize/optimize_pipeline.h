@@ -1,5 +1,6 @@
-// Steps [2/6]..[6/6] of `kforge optimize` for one task: profile, baseline + evolve (the
-// Evolution prints those), final verification of the best on every size, report.
+// Steps 2..6 of `kforge optimize` for one task (numbered in optimize/pipeline_steps): profile,
+// baseline + evolve (the console observer shows those), final verification of the best on
+// every size, report.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,12 +8,12 @@
 #include <filesystem>
 #include <string>
 
-#include "cli/task_options.h"
+#include "optimize/task_options.h"
 #include "search/evolution.h"
 #include "store/run_store.h"
 #include "task/task.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 struct OptimizeOptions {
   EvolutionSettings evolution;
@@ -30,4 +31,4 @@ struct OptimizeOptions {
 // that `--json` prints.
 nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOptions& options);
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

@@ -1,4 +1,4 @@
-#include "cli/final_verification.h"
+#include "optimize/final_verification.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "util/log.h"
 #include "util/metric_keys.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 namespace {
 
 constexpr int kTimingSessions = 3;
@@ -173,4 +173,4 @@ FinalVerdict verify_final(Evaluator& evaluator, RunStore& store, std::int64_t ba
   return verdict;
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

@@ -1,17 +1,19 @@
-#include "cli/optimize_pipeline.h"
+#include "optimize/optimize_pipeline.h"
 
 #include <fmt/format.h>
 
-#include "cli/final_verification.h"
-#include "cli/profiling.h"
+#include "optimize/console_observer.h"
+#include "optimize/final_verification.h"
+#include "optimize/pipeline_steps.h"
+#include "optimize/profiling.h"
+#include "optimize/pytorch_baselines.h"
 #include "report/report.h"
-#include "cli/pytorch_baselines.h"
 #include "search/builtin_operators.h"
 #include "search/llm/llm_setup.h"
 #include "util/files.h"
 #include "util/log.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 namespace {
 
 void print_static_profile(Evaluator& evaluator) {
@@ -49,7 +51,7 @@ void log_lines(const std::string& text) {
   }
 }
 
-// The original kernel's profile: printed in [2/6], kept with the baseline for the LLM's
+// The original kernel's profile: printed in the profile step, kept with the baseline for the LLM's
 // analysis and for the report's roofline. Profiling trouble never stops the run.
 std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const OptimizeOptions& options) {
   if (!profilable(evaluator.task())) return std::nullopt;
@@ -57,7 +59,7 @@ std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const Opti
     const KernelVariant original = evaluator.baseline_variant();
     const CompileResult compiled = evaluator.compile(original);
     const EvalResult result = evaluator.evaluate_compiled(original, compiled);
-    if (result.status != EvalStatus::Correct || !result.timing) return std::nullopt;  // [3/6] reports why
+    if (result.status != EvalStatus::Correct || !result.timing) return std::nullopt;  // the baseline step reports why
     ProfiledVariant profiled = profile_variant(evaluator, options.flags, original, compiled, result.timing->median_ms,
                                                {options.profile_counters, {}});
     log_lines(profiled.diagnosis);
@@ -84,8 +86,10 @@ void profile_best(Evaluator& evaluator, RunStore& store, const OptimizeOptions& 
 }  // namespace
 
 nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOptions& options) {
+  // Declared first: the LLM session and its sinks report to it until they are destroyed.
+  ConsoleObserver console;
   Evaluator evaluator(task, options.eval);
-  log::step(2, 6, "profile");
+  announce_step(PipelineStep::Profile);
   print_static_profile(evaluator);
   const std::optional<ProfiledVariant> original_profile = profile_original(evaluator, options);
   const std::string device_name = evaluator.device().info.value("name", std::string());
@@ -94,8 +98,8 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   std::vector<std::unique_ptr<Operator>> operators;
   if (!options.llm_only) operators = builtin_operators(task);
   const DeviceSummary device = evaluator.device();
-  LlmSetup llm = setup_llm_operators({options.llm_spec, options.llm_budget_usd, options.llm_budget_tokens, {}}, task,
-                                     store, {device_name, device.info, device.copy_gbps}, !operators.empty());
+  LlmSetup llm = setup_llm_operators({options.llm_spec, options.llm_budget_usd, options.llm_budget_tokens, {}, &console},
+                                     task, store, {device_name, device.info, device.copy_gbps}, !operators.empty());
   if (options.llm_only && !llm.session) throw std::runtime_error("--llm-only needs an LLM: " + llm.message);
   log::info("  {}", llm.message);
   for (auto& op : llm.operators) operators.push_back(std::move(op));
@@ -112,12 +116,11 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
             {"candidates", 0}, {"baselines", pytorch_baselines}};
   }
 
-  Evolution evolution(evaluator, store, std::move(operators), options.evolution);
+  Evolution evolution(evaluator, store, std::move(operators), options.evolution, console);
   if (original_profile) evolution.set_baseline_profile(to_json(original_profile->profile), original_profile->diagnosis);
-  const EvolutionOutcome outcome = evolution.run();
-  log::info("  stopped: {}", outcome.stop_reason);
+  const EvolutionOutcome outcome = evolution.run();  // the console shows the baseline and evolve steps
 
-  log::step(5, 6, "final verification");
+  announce_step(PipelineStep::FinalVerification);
   FinalVerdict verdict;
   if (outcome.baseline) {
     verdict = verify_final(evaluator, store, outcome.baseline->id, options.final_seeds);
@@ -127,7 +130,7 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
       log::info("  no improvement found: no candidate was verifiably faster than the original kernel");
   }
 
-  log::step(6, 6, "report");
+  announce_step(PipelineStep::Report);
   const ReportFiles files = write_run_report(task, store, device_name);
   store.set_status("finished");
   nlohmann::json summary = {{"task", task.name},
@@ -167,4 +170,4 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   return summary;
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize
