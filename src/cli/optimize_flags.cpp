@@ -1,9 +1,5 @@
 #include "cli/optimize_flags.h"
 
-#include <functional>
-#include <utility>
-#include <vector>
-
 #include "cli/eval_flag_options.h"
 
 namespace kforge::cli {
@@ -11,27 +7,31 @@ namespace {
 
 using optimize::RunConfig;
 
-// Each flag that sets part of the run's configuration, with how it copies that part.
-const std::vector<std::pair<const char*, std::function<void(RunConfig&, const OptimizeFlags&)>>>& config_flags() {
-  static const std::vector<std::pair<const char*, std::function<void(RunConfig&, const OptimizeFlags&)>>> flags = {
-      {"--generations", [](RunConfig& c, const OptimizeFlags& f) { c.evolution.generations = f.config.evolution.generations; }},
-      {"--population", [](RunConfig& c, const OptimizeFlags& f) { c.evolution.population = f.config.evolution.population; }},
-      {"--target", [](RunConfig& c, const OptimizeFlags& f) { c.evolution.target_speedup = f.config.evolution.target_speedup; }},
-      {"--time-budget", [](RunConfig& c, const OptimizeFlags& f) { c.evolution.time_budget_s = f.config.evolution.time_budget_s; }},
-      {"--seed", [](RunConfig& c, const OptimizeFlags& f) { c.evolution.seed = f.config.evolution.seed; }},
-      {"--llm", [](RunConfig& c, const OptimizeFlags& f) { c.llm_spec = f.config.llm_spec; }},
-      {"--llm-budget-usd", [](RunConfig& c, const OptimizeFlags& f) { c.llm_budget_usd = f.config.llm_budget_usd; }},
-      {"--llm-budget-tokens", [](RunConfig& c, const OptimizeFlags& f) { c.llm_budget_tokens = f.config.llm_budget_tokens; }},
-      {"--llm-only", [](RunConfig& c, const OptimizeFlags& f) { c.llm_only = f.config.llm_only; }},
-      {"--no-counters", [](RunConfig& c, const OptimizeFlags& f) { c.profile_counters = !f.no_counters; }},
-      {"--timeout", [](RunConfig& c, const OptimizeFlags& f) { c.eval.timeout_s = f.config.eval.timeout_s; }},
-      {"--max-seconds", [](RunConfig& c, const OptimizeFlags& f) { c.eval.max_seconds = f.config.eval.max_seconds; }},
-      {"--seeds", [](RunConfig& c, const OptimizeFlags& f) { c.eval.seeds = f.config.eval.seeds; }},
-      {"--no-flush", [](RunConfig& c, const OptimizeFlags& f) { c.eval.no_flush = f.config.eval.no_flush; }},
-      {"--device", [](RunConfig& c, const OptimizeFlags& f) { c.eval.device = f.config.eval.device; }},
-  };
-  return flags;
-}
+// Each flag that sets part of the run's configuration, with how it copies that part from the
+// configuration parsed from this command line (`from`) into the stored one (`to`).
+using CopyPart = void (*)(RunConfig& to, const RunConfig& from);
+struct ConfigFlag {
+  const char* name;
+  CopyPart copy;
+};
+
+constexpr ConfigFlag kConfigFlags[] = {
+    {"--generations", [](RunConfig& to, const RunConfig& from) { to.evolution.generations = from.evolution.generations; }},
+    {"--population", [](RunConfig& to, const RunConfig& from) { to.evolution.population = from.evolution.population; }},
+    {"--target", [](RunConfig& to, const RunConfig& from) { to.evolution.target_speedup = from.evolution.target_speedup; }},
+    {"--time-budget", [](RunConfig& to, const RunConfig& from) { to.evolution.time_budget_s = from.evolution.time_budget_s; }},
+    {"--seed", [](RunConfig& to, const RunConfig& from) { to.evolution.seed = from.evolution.seed; }},
+    {"--llm", [](RunConfig& to, const RunConfig& from) { to.llm_spec = from.llm_spec; }},
+    {"--llm-budget-usd", [](RunConfig& to, const RunConfig& from) { to.llm_budget_usd = from.llm_budget_usd; }},
+    {"--llm-budget-tokens", [](RunConfig& to, const RunConfig& from) { to.llm_budget_tokens = from.llm_budget_tokens; }},
+    {"--llm-only", [](RunConfig& to, const RunConfig& from) { to.llm_only = from.llm_only; }},
+    {"--no-counters", [](RunConfig& to, const RunConfig& from) { to.profile_counters = from.profile_counters; }},
+    {"--timeout", [](RunConfig& to, const RunConfig& from) { to.eval.timeout_s = from.eval.timeout_s; }},
+    {"--max-seconds", [](RunConfig& to, const RunConfig& from) { to.eval.max_seconds = from.eval.max_seconds; }},
+    {"--seeds", [](RunConfig& to, const RunConfig& from) { to.eval.seeds = from.eval.seeds; }},
+    {"--no-flush", [](RunConfig& to, const RunConfig& from) { to.eval.no_flush = from.eval.no_flush; }},
+    {"--device", [](RunConfig& to, const RunConfig& from) { to.eval.device = from.eval.device; }},
+};
 
 }  // namespace
 
@@ -62,8 +62,10 @@ RunConfig new_run_config(const OptimizeFlags& flags, const CLI::App& sub, std::u
 }
 
 RunConfig resumed_config(RunConfig stored, const OptimizeFlags& flags, const CLI::App& sub) {
-  for (const auto& [name, copy] : config_flags())
-    if (sub.count(name) > 0) copy(stored, flags);
+  RunConfig given = flags.config;
+  given.profile_counters = !flags.no_counters;
+  for (const ConfigFlag& flag : kConfigFlags)
+    if (sub.count(flag.name) > 0) flag.copy(stored, given);
   return stored;
 }
 
