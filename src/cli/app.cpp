@@ -4,33 +4,23 @@
 
 #include "cli/commands.h"
 #include "util/log.h"
+#include "util/version.h"
 
 namespace kforge {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"kforge: autonomous GPU-kernel optimizer"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "kforge 0.1.0");
+  app.set_version_flag("--version", std::string("kforge ") + kVersion);
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Only warnings, errors and the final result");
   app.add_flag("-v,--verbose", verbose, "More detail");
 
   std::map<CLI::App*, cli::Action> actions;
-  auto add = [&](cli::Action (*registrar)(CLI::App&)) {
-    const std::size_t before = app.get_subcommands({}).size();
-    cli::Action action = registrar(app);
-    actions[app.get_subcommands({}).at(before)] = std::move(action);
-  };
-  add(cli::add_doctor);
-  add(cli::add_detect);
-  add(cli::add_init);
-  add(cli::add_bench);
-  add(cli::add_profile);
-  add(cli::add_optimize);
-  add(cli::add_runs);
-  add(cli::add_show);
-  add(cli::add_report);
-  add(cli::add_sweep);
+  for (const cli::Command& command : cli::command_table()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    actions[sub] = command.setup(*sub);
+  }
 
   try {
     app.parse(argc, argv);

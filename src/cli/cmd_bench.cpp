@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/interrupts.h"
-#include "cli/task_options.h"
+#include "cli/eval_flag_options.h"
 #include "eval/plausibility.h"
 #include "eval/timing.h"
 #include "util/files.h"
@@ -59,14 +59,13 @@ void print_human(const Task& task, const DeviceSummary& device, const EvalResult
 }
 }  // namespace
 
-Action add_bench(CLI::App& app) {
-  auto* sub = app.add_subcommand("bench", "Compile, verify and time a task's kernel");
+Action setup_bench(CLI::App& sub) {
   auto args = std::make_shared<BenchArgs>();
-  sub->add_option("task", args->path, "Manifest, task folder or kernel file")->required();
-  sub->add_option("-p,--param", args->params, "Tunable value NAME=VALUE (repeatable)");
-  sub->add_option("--source", args->source, "Benchmark this source instead of the task's");
-  sub->add_flag("--json", args->json, "Machine-readable output");
-  add_eval_flags(*sub, args->eval);
+  sub.add_option("task", args->path, "Manifest, task folder or kernel file")->required();
+  sub.add_option("-p,--param", args->params, "Tunable value NAME=VALUE (repeatable)");
+  sub.add_option("--source", args->source, "Benchmark this source instead of the task's");
+  sub.add_flag("--json", args->json, "Machine-readable output");
+  add_eval_flags(sub, args->eval);
   return [args] {
     install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
     int failures = 0;

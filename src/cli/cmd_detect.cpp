@@ -29,12 +29,11 @@ nlohmann::json to_json(const DetectedKernel& kernel) {
 }
 }  // namespace
 
-Action add_detect(CLI::App& app) {
-  auto* sub = app.add_subcommand("detect", "Find GPU kernels in a file or folder");
+Action setup_detect(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
   auto as_json = std::make_shared<bool>(false);
-  sub->add_option("path", *path, "Kernel file or folder")->required();
-  sub->add_flag("--json", *as_json, "Machine-readable output");
+  sub.add_option("path", *path, "Kernel file or folder")->required();
+  sub.add_flag("--json", *as_json, "Machine-readable output");
   return [path, as_json] {
     const auto kernels = detect_kernels(*path);
     if (*as_json) {

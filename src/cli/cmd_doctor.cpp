@@ -10,10 +10,9 @@
 
 namespace kforge::cli {
 
-Action add_doctor(CLI::App& app) {
-  auto* sub = app.add_subcommand("doctor", "List usable backends and devices, and why the others are not");
+Action setup_doctor(CLI::App& sub) {
   auto json_output = std::make_shared<bool>(false);
-  sub->add_flag("--json", *json_output, "Print the findings as JSON on stdout");
+  sub.add_flag("--json", *json_output, "Print the findings as JSON on stdout");
   return [json_output] {
     int usable = 0;
     nlohmann::json backends = nlohmann::json::array();

@@ -8,16 +8,15 @@
 
 namespace kforge::cli {
 
-Action add_init(CLI::App& app) {
-  auto* sub = app.add_subcommand("init", "Write a draft kforge.toml for a kernel file");
+Action setup_init(CLI::App& sub) {
   struct Args {
     std::string path, kernel;
     bool force = false;
   };
   auto args = std::make_shared<Args>();
-  sub->add_option("path", args->path, "Kernel source file")->required()->check(CLI::ExistingFile);
-  sub->add_option("-k,--kernel", args->kernel, "Kernel to describe when the file has several");
-  sub->add_flag("-f,--force", args->force, "Overwrite an existing manifest");
+  sub.add_option("path", args->path, "Kernel source file")->required()->check(CLI::ExistingFile);
+  sub.add_option("-k,--kernel", args->kernel, "Kernel to describe when the file has several");
+  sub.add_flag("-f,--force", args->force, "Overwrite an existing manifest");
   return [args] {
     const std::filesystem::path file = std::filesystem::absolute(args->path);
     auto kernels = detect_kernels(file);

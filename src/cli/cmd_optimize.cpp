@@ -5,37 +5,23 @@
 
 #include "cli/commands.h"
 #include "cli/interrupts.h"
-#include "cli/optimize_pipeline.h"
-#include "cli/task_options.h"
+#include "cli/optimize_flags.h"
+#include "cli/eval_flag_options.h"
+#include "optimize/optimize_pipeline.h"
+#include "optimize/pipeline_steps.h"
 #include "task/detect.h"
 #include "task/manifest_search.h"
 #include "util/log.h"
 #include "util/secrets.h"
+#include "util/version.h"
 
 namespace kforge::cli {
 namespace {
+using optimize::optimize_task;
 
-struct OptimizeArgs {
-  std::string path;
-  std::string resume;
-  std::string runs_dir = "runs";
-  int generations = 8;
-  int population = 8;
-  double target = 0;
-  double time_budget = 0;
-  std::uint64_t seed = 0;
-  std::string llm;
-  double llm_budget_usd = 0;
-  std::int64_t llm_budget_tokens = 0;
-  bool llm_only = false;
-  bool json = false;
-  bool no_counters = false;
-  EvalFlags eval;
-};
-
-// [1/6]: every kernel under the path; those with a manifest become tasks.
+// The detect step: every kernel under the path; those with a manifest become tasks.
 std::vector<Task> detect_tasks(const std::filesystem::path& path) {
-  log::step(1, 6, "detect");
+  optimize::announce_step(optimize::PipelineStep::Detect);
   std::vector<DetectedKernel> kernels;
   try {
     kernels = detect_kernels(path);
@@ -55,96 +41,46 @@ std::vector<Task> detect_tasks(const std::filesystem::path& path) {
   return tasks;
 }
 
-OptimizeOptions options_from(const OptimizeArgs& args, const Task& task, std::uint64_t seed) {
-  OptimizeOptions options;
-  options.evolution.generations = args.generations;
-  options.evolution.population = args.population;
-  options.evolution.target_speedup = args.target;
-  options.evolution.time_budget_s = args.time_budget;
-  options.evolution.seed = seed;
-  options.eval = eval_options(args.eval, task.kernel.language);
-  options.llm_spec = args.llm;
-  options.llm_budget_usd = args.llm_budget_usd;
-  options.llm_budget_tokens = args.llm_budget_tokens;
-  options.llm_only = args.llm_only;
-  options.flags = args.eval;
-  options.profile_counters = !args.no_counters;
-  return options;
+// The target a run is recorded against, e.g. "cuda:0".
+std::string target_of(const Task& task, const optimize::RunConfig& config) {
+  return fmt::format("{}:{}", to_string(task.kernel.language), config.eval.device);
 }
 
-RunSettings settings_from(const OptimizeArgs& args, const Task& task, std::uint64_t seed) {
-  RunSettings settings;
-  settings.task_manifest = task.manifest_path.string();
-  settings.task_name = task.name;
-  settings.generations = args.generations;
-  settings.population = args.population;
-  settings.target = fmt::format("{}:{}", to_string(task.kernel.language), args.eval.device);
-  settings.time_budget_s = args.time_budget;
-  settings.seed = seed;
-  settings.llm = args.llm;
-  settings.kforge_version = "0.1.0";
-  return settings;
-}
-
-int resume(const OptimizeArgs& args) {
-  RunStore store = RunStore::open(args.resume);
-  const RunSettings settings = store.read_settings();
-  log::info("resuming {} ({}), after generation {}", store.run_dir().string(), settings.task_name,
+int resume(const OptimizeFlags& flags, const CLI::App& sub) {
+  RunStore store = RunStore::open(flags.resume);
+  const optimize::RunConfig config = resumed_config(optimize::load_run_config(store), flags, sub);
+  log::info("resuming {} ({}), after generation {}", store.run_dir().string(), config.task_name,
             store.last_completed_generation().value_or(-1));
-  const Task task = load_task(settings.task_manifest);
-  OptimizeArgs resumed = args;
-  resumed.generations = settings.generations;
-  resumed.population = settings.population;
-  resumed.time_budget = settings.time_budget_s;
-  resumed.llm = settings.llm;
-  // The LLM budget and mode are the run's, not the session's: a resume keeps them unless given anew.
-  const nlohmann::json llm_options = store.get_setting("llm_options").value_or(nlohmann::json::object());
-  if (resumed.llm_budget_usd <= 0) resumed.llm_budget_usd = llm_options.value("usd", 0.0);
-  if (resumed.llm_budget_tokens <= 0) resumed.llm_budget_tokens = llm_options.value("tokens", std::int64_t{0});
-  resumed.llm_only = resumed.llm_only || llm_options.value("llm_only", false);
+  const Task task = load_task(config.task_manifest);
+  optimize::store_run_config(store, config, target_of(task, config));  // a later resume continues with it
   store.set_status("running");
   const InterruptibleRun interruptible(store);
-  const auto summary = optimize_task(task, store, options_from(resumed, task, settings.seed));
-  if (args.json) fmt::print("{}\n", redact_secrets(summary.dump(2)));
+  const auto summary = optimize_task(task, store, config);
+  if (flags.json) fmt::print("{}\n", redact_secrets(summary.dump(2)));
   return 0;
 }
 
 }  // namespace
 
-Action add_optimize(CLI::App& app) {
-  auto* sub = app.add_subcommand("optimize", "Evolve faster versions of the kernels in a file or folder");
-  auto args = std::make_shared<OptimizeArgs>();
-  sub->add_option("path", args->path, "Kernel file, manifest or folder");
-  sub->add_option("--resume", args->resume, "Continue the run in this folder");
-  sub->add_option("-g,--generations", args->generations, "Generations to evolve")->capture_default_str();
-  sub->add_option("-p,--population", args->population, "Candidates per generation")->capture_default_str();
-  sub->add_option("--target", args->target, "Stop at this speedup over the original");
-  sub->add_option("--time-budget", args->time_budget, "Stop after this many seconds");
-  sub->add_option("--runs-dir", args->runs_dir, "Where run folders go")->capture_default_str();
-  sub->add_option("--seed", args->seed, "Random seed (default: random)");
-  sub->add_option("--llm", args->llm, "LLM as openai:MODEL, anthropic:MODEL, replay:RUN_DIR or none");
-  sub->add_option("--llm-budget-usd", args->llm_budget_usd, "Stop using the LLM after this many US dollars");
-  sub->add_option("--llm-budget-tokens", args->llm_budget_tokens, "Stop using the LLM after this many tokens");
-  sub->add_flag("--llm-only", args->llm_only, "Use only the LLM operators (no built-in ones)");
-  sub->add_flag("--json", args->json, "Print a JSON summary on stdout");
-  sub->add_flag("--no-counters", args->no_counters, "Profile with the analytic roofline only (no ncu)");
-  add_eval_flags(*sub, args->eval);
-  return [args] {
+Action setup_optimize(CLI::App& sub) {
+  auto flags = std::make_shared<OptimizeFlags>();
+  add_optimize_flags(sub, *flags);
+  return [flags, &sub] {
     install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
-    if (!args->resume.empty()) return resume(*args);
-    if (args->path.empty()) throw std::runtime_error("optimize: give a kernel file or folder, or --resume RUN_DIR");
-    const std::uint64_t seed = args->seed ? args->seed : std::random_device{}();
+    if (!flags->resume.empty()) return resume(*flags, sub);
+    if (flags->path.empty()) throw std::runtime_error("optimize: give a kernel file or folder, or --resume RUN_DIR");
+    optimize::RunConfig config = new_run_config(*flags, sub, std::random_device{}());
+    config.kforge_version = kVersion;
     nlohmann::json summaries = nlohmann::json::array();
-    for (const Task& task : detect_tasks(args->path)) {
-      RunStore store = RunStore::create(RunStore::new_run_dir(args->runs_dir, task.name));
-      store.write_settings(settings_from(*args, task, seed));
-      store.set_setting("llm_options", {{"usd", args->llm_budget_usd},
-                                       {"tokens", args->llm_budget_tokens},
-                                       {"llm_only", args->llm_only}});
+    for (const Task& task : detect_tasks(flags->path)) {
+      RunStore store = RunStore::create(RunStore::new_run_dir(flags->runs_dir, task.name));
+      config.task_manifest = task.manifest_path.string();
+      config.task_name = task.name;
+      optimize::store_run_config(store, config, target_of(task, config));
       log::info("task {} -> {}", task.name, store.run_dir().string());
       const InterruptibleRun interruptible(store);
       try {
-        summaries.push_back(optimize_task(task, store, options_from(*args, task, seed)));
+        summaries.push_back(optimize_task(task, store, config));
       } catch (const std::exception& e) {
         // One task failing (e.g. a baseline that does not compile) does not stop the others.
         store.set_status("failed");
@@ -152,7 +88,7 @@ Action add_optimize(CLI::App& app) {
         summaries.push_back({{"task", task.name}, {"error", e.what()}, {"run_dir", store.run_dir().string()}});
       }
     }
-    if (args->json) fmt::print("{}\n", redact_secrets(summaries.dump(2)));
+    if (flags->json) fmt::print("{}\n", redact_secrets(summaries.dump(2)));
     return std::all_of(summaries.begin(), summaries.end(), [](const auto& s) { return !s.contains("error"); }) ? 0 : 1;
   };
 }

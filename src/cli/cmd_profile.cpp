@@ -9,13 +9,16 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/task_options.h"
-#include "cli/profiling.h"
+#include "cli/eval_flag_options.h"
+#include "optimize/profiling.h"
 #include "profile/profiler.h"
 #include "store/run_store.h"
 
 namespace kforge::cli {
 namespace {
+using optimize::ProfiledVariant;
+using optimize::profile_variant;
+
 struct ProfileArgs {
   std::string path;
   std::vector<std::string> params;
@@ -97,18 +100,17 @@ int profile_task(Task& task, const ProfileArgs& args, nlohmann::json& all) {
 }
 }  // namespace
 
-Action add_profile(CLI::App& app) {
-  auto* sub = app.add_subcommand("profile", "Profile a task's kernel (or a run's candidate) and diagnose it");
+Action setup_profile(CLI::App& sub) {
   auto args = std::make_shared<ProfileArgs>();
-  sub->add_option("task", args->path, "Manifest, task folder or kernel file")->required();
-  sub->add_option("-p,--param", args->params, "Tunable value NAME=VALUE (repeatable)");
-  sub->add_option("--candidate", args->candidate, "Profile this candidate of --run instead of the baseline");
-  sub->add_option("--run", args->run_dir, "Run folder holding --candidate");
-  sub->add_option("--ncu", args->ncu, "Nsight Compute executable (default: ncu on PATH or in /usr/local/cuda/bin)");
-  sub->add_flag("--no-counters", args->no_counters, "Analytic roofline only; do not run a hardware profiler");
-  sub->add_flag("--save", args->save, "Store the profile in --run (the baseline's, or --candidate's)");
-  sub->add_flag("--json", args->json, "Machine-readable output");
-  add_eval_flags(*sub, args->eval);
+  sub.add_option("task", args->path, "Manifest, task folder or kernel file")->required();
+  sub.add_option("-p,--param", args->params, "Tunable value NAME=VALUE (repeatable)");
+  sub.add_option("--candidate", args->candidate, "Profile this candidate of --run instead of the baseline");
+  sub.add_option("--run", args->run_dir, "Run folder holding --candidate");
+  sub.add_option("--ncu", args->ncu, "Nsight Compute executable (default: ncu on PATH or in /usr/local/cuda/bin)");
+  sub.add_flag("--no-counters", args->no_counters, "Analytic roofline only; do not run a hardware profiler");
+  sub.add_flag("--save", args->save, "Store the profile in --run (the baseline's, or --candidate's)");
+  sub.add_flag("--json", args->json, "Machine-readable output");
+  add_eval_flags(sub, args->eval);
   return [args] {
     if (args->save && args->run_dir.empty()) throw std::runtime_error("--save needs --run RUN_DIR");
     int failures = 0;

@@ -88,10 +88,9 @@ int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_s
 
 }  // namespace
 
-Action add_runs(CLI::App& app) {
-  auto* sub = app.add_subcommand("runs", "List optimisation runs");
+Action setup_runs(CLI::App& sub) {
   auto runs_dir = std::make_shared<std::string>("runs");
-  sub->add_option("--runs-dir", *runs_dir, "Folder holding run folders")->capture_default_str();
+  sub.add_option("--runs-dir", *runs_dir, "Folder holding run folders")->capture_default_str();
   return [runs_dir] {
     const auto runs = RunStore::list_runs(*runs_dir);
     for (const auto& run : runs) {
@@ -108,8 +107,7 @@ Action add_runs(CLI::App& app) {
   };
 }
 
-Action add_show(CLI::App& app) {
-  auto* sub = app.add_subcommand("show", "Show a run, or one candidate with its lineage");
+Action setup_show(CLI::App& sub) {
   struct Args {
     std::string run_dir;
     std::optional<std::int64_t> candidate;
@@ -117,17 +115,16 @@ Action add_show(CLI::App& app) {
     bool llm = false;
   };
   auto args = std::make_shared<Args>();
-  sub->add_option("run_dir", args->run_dir, "Run folder")->required();
-  sub->add_option("candidate", args->candidate, "Candidate id");
-  sub->add_flag("--source", args->source, "Print the candidate's source");
-  sub->add_flag("--llm", args->llm, "Print the full text of the candidate's LLM exchanges");
+  sub.add_option("run_dir", args->run_dir, "Run folder")->required();
+  sub.add_option("candidate", args->candidate, "Candidate id");
+  sub.add_flag("--source", args->source, "Print the candidate's source");
+  sub.add_flag("--llm", args->llm, "Print the full text of the candidate's LLM exchanges");
   return [args] { return show(args->run_dir, args->candidate, args->source, args->llm); };
 }
 
-Action add_report(CLI::App& app) {
-  auto* sub = app.add_subcommand("report", "Write report.md, report.html, best kernel and diff of a run");
+Action setup_report(CLI::App& sub) {
   auto run_dir = std::make_shared<std::string>();
-  sub->add_option("run_dir", *run_dir, "Run folder")->required();
+  sub.add_option("run_dir", *run_dir, "Run folder")->required();
   return [run_dir] {
     const RunStore store = RunStore::open_read_only(*run_dir);
     const RunSettings settings = store.read_settings();

@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/interrupts.h"
-#include "cli/task_options.h"
+#include "cli/eval_flag_options.h"
 #include "search/param_space.h"
 #include "util/log.h"
 
@@ -43,13 +43,12 @@ std::vector<SweepRow> sweep(Evaluator& evaluator, std::size_t limit) {
 }
 }  // namespace
 
-Action add_sweep(CLI::App& app) {
-  auto* sub = app.add_subcommand("sweep", "Evaluate every valid configuration of a task's tunables");
+Action setup_sweep(CLI::App& sub) {
   auto args = std::make_shared<SweepArgs>();
-  sub->add_option("task", args->path, "Manifest, task folder or kernel file")->required();
-  sub->add_option("--limit", args->limit, "At most this many configurations")->capture_default_str();
-  sub->add_flag("--json", args->json, "Machine-readable output");
-  add_eval_flags(*sub, args->eval);
+  sub.add_option("task", args->path, "Manifest, task folder or kernel file")->required();
+  sub.add_option("--limit", args->limit, "At most this many configurations")->capture_default_str();
+  sub.add_flag("--json", args->json, "Machine-readable output");
+  add_eval_flags(sub, args->eval);
   return [args] {
     install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
     nlohmann::json all = nlohmann::json::array();

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "llm/notices.h"
 #include "llm/types.h"
 
 namespace kforge::llm {
@@ -13,8 +14,11 @@ class ExchangeSink {
  public:
   virtual ~ExchangeSink() = default;
   // Called from any thread, once per complete() call that reached the network (or replay).
-  // An exception thrown here is caught and logged by the provider, never propagated.
+  // An exception thrown here is caught and reported as a notice, never propagated.
   virtual void record(const LlmExchange& exchange) = 0;
+  // The provider's notices (retries, unknown prices, exchanges it could not record) go to its
+  // sink, the one object every provider is given; a sink that shows nothing ignores them.
+  virtual void notice(NoticeLevel /*level*/, const std::string& /*text*/) {}
 };
 
 // Keeps exchanges in memory; for tests and for callers that want to inspect a run's calls.

@@ -8,7 +8,6 @@
 #include "llm/anthropic_format.h"
 #include "llm/http_client.h"
 #include "llm/openai_format.h"
-#include "util/log.h"
 #include "util/secrets.h"
 
 namespace kforge::llm {
@@ -21,6 +20,10 @@ double milliseconds_since(Clock::time_point start) {
 }
 
 bool is_success(int status) { return status >= 200 && status <= 299; }
+
+void tell(const std::shared_ptr<ExchangeSink>& sink, NoticeLevel level, const std::string& text) {
+  if (sink) sink->notice(level, text);
+}
 
 }  // namespace
 
@@ -58,7 +61,7 @@ void HttpLlmProvider::record(const LlmExchange& exchange) {
     sink_->record(exchange);
   } catch (const std::exception& e) {
     // Losing an audit record is bad, but not worth losing the reply the search paid for.
-    log::warn("could not record an LLM exchange: {}", e.what());
+    tell(sink_, NoticeLevel::Warning, fmt::format("could not record an LLM exchange: {}", e.what()));
   }
 }
 
@@ -90,9 +93,10 @@ LlmResponse HttpLlmProvider::complete(const LlmRequest& request) {
   response.cost_known = cost.has_value();
   response.cost_usd = cost.value_or(0.0);
   if (!cost && !warned_unknown_price_.exchange(true)) {
-    log::warn("no price known for model '{}': its cost is counted as $0 (set prices in the LLM "
-              "config or KFORGE_LLM_PRICE=IN,OUT in USD per million tokens)",
-              config_.model);
+    tell(sink_, NoticeLevel::Warning,
+         fmt::format("no price known for model '{}': its cost is counted as $0 (set prices in the LLM "
+                     "config or KFORGE_LLM_PRICE=IN,OUT in USD per million tokens)",
+                     config_.model));
   }
   ledger_.record(response.input_tokens, response.output_tokens, response.cost_usd, !response.ok());
 
@@ -108,7 +112,8 @@ LlmResponse HttpLlmProvider::complete(const LlmRequest& request) {
   exchange.error = response.error;
   record(exchange);
   if (!response.ok()) {
-    log::verbose("LLM {} ({}) failed: {}", config_.describe(), request.purpose, response.error);
+    tell(sink_, NoticeLevel::Detail,
+         fmt::format("LLM {} ({}) failed: {}", config_.describe(), request.purpose, response.error));
   }
   return response;
 }
@@ -171,8 +176,9 @@ LlmResponse HttpLlmProvider::complete_unguarded(const LlmRequest& request, LlmEx
     if (!retryable || attempt == max_attempts) break;
 
     const auto delay = next_delay(attempt, reply.retry_after);
-    log::verbose("LLM attempt {}/{} failed ({}); retrying in {} ms", attempt, max_attempts,
-                 response.error, delay.count());
+    tell(sink_, NoticeLevel::Detail,
+         fmt::format("LLM attempt {}/{} failed ({}); retrying in {} ms", attempt, max_attempts, response.error,
+                     delay.count()));
     std::this_thread::sleep_for(delay);
   }
   if (response.attempts > 1) {

@@ -3,7 +3,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "util/log.h"
 #include "util/secrets.h"
 
 namespace kforge::llm {
@@ -27,7 +26,7 @@ void JsonlExchangeSink::record(const LlmExchange& exchange) {
   if (!out_) throw std::runtime_error("cannot write to " + path_.string());
 }
 
-std::vector<LlmExchange> read_exchanges_jsonl(const std::filesystem::path& path) {
+std::vector<LlmExchange> read_exchanges_jsonl(const std::filesystem::path& path, const NoticeFn& notices) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
   std::vector<LlmExchange> exchanges;
@@ -38,7 +37,8 @@ std::vector<LlmExchange> read_exchanges_jsonl(const std::filesystem::path& path)
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const json object = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (object.is_discarded() || !object.is_object()) {
-      log::warn("{}:{}: not a JSON exchange record, skipped", path.string(), line_number);
+      notify(notices, NoticeLevel::Warning,
+             path.string() + ":" + std::to_string(line_number) + ": not a JSON exchange record, skipped");
       continue;
     }
     exchanges.push_back(exchange_from_json(object));

@@ -27,7 +27,7 @@ class JsonlExchangeSink : public ExchangeSink {
 };
 
 // Reads a file written by JsonlExchangeSink. A line that does not parse (e.g. the last line of
-// a run that was killed mid-write) is skipped with a warning; a missing file throws.
-std::vector<LlmExchange> read_exchanges_jsonl(const std::filesystem::path& path);
+// a run that was killed mid-write) is skipped with a warning to `notices`; a missing file throws.
+std::vector<LlmExchange> read_exchanges_jsonl(const std::filesystem::path& path, const NoticeFn& notices = {});
 
 }  // namespace kforge::llm

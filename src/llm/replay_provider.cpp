@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "llm/jsonl_exchange_sink.h"
-#include "util/log.h"
 
 namespace kforge::llm {
 
@@ -57,7 +56,7 @@ LlmResponse ReplayProvider::complete(const LlmRequest& request) {
     try {
       sink_->record(exchange);
     } catch (const std::exception& e) {
-      log::warn("could not record a replayed LLM exchange: {}", e.what());
+      sink_->notice(NoticeLevel::Warning, std::string("could not record a replayed LLM exchange: ") + e.what());
     }
   }
   return response;
@@ -74,7 +73,10 @@ std::unique_ptr<ReplayProvider> make_replay_provider(const std::filesystem::path
   if (!std::filesystem::is_regular_file(file)) {
     throw std::runtime_error("replay: " + file.string() + " does not exist");
   }
-  return std::make_unique<ReplayProvider>(read_exchanges_jsonl(file), std::move(sink));
+  const NoticeFn notices = [sink](NoticeLevel level, const std::string& text) {
+    if (sink) sink->notice(level, text);
+  };
+  return std::make_unique<ReplayProvider>(read_exchanges_jsonl(file, notices), std::move(sink));
 }
 
 }  // namespace kforge::llm

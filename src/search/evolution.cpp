@@ -6,7 +6,6 @@
 
 #include "search/selection.h"
 #include "store/source_hash.h"
-#include "util/log.h"
 
 namespace kforge {
 namespace {
@@ -20,12 +19,6 @@ std::vector<std::string> operator_names(const std::vector<std::unique_ptr<Operat
   std::vector<std::string> names;
   for (const auto& op : operators) names.push_back(op->name());
   return names;
-}
-
-std::string params_text(const ParamValues& params) {
-  std::string text;
-  for (const auto& [name, value] : params) text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
-  return text;
 }
 }  // namespace
 
@@ -51,9 +44,10 @@ Individual individual_from_record(const CandidateRecord& record) {
 }
 
 Evolution::Evolution(CandidateEvaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
-                     EvolutionSettings settings)
+                     EvolutionSettings settings, EvolutionObserver& observer)
     : evaluator_(evaluator),
       store_(store),
+      observer_(observer),
       operators_(std::move(operators)),
       scheduler_(operator_names(operators_)),
       seen_(evaluator.task().kernel.language),
@@ -100,9 +94,10 @@ EvolutionOutcome Evolution::run() {
   const auto last_completed = store_.last_completed_generation();
   const int first_generation = last_completed ? *last_completed + 1 : 0;
   EvolutionOutcome outcome;
-  log::step(3, 6, "baseline");
-  if (!baseline_) baseline_ = evaluate_baseline();
-  else log::info("  baseline #{} from the run store: {:.4f} ms", baseline_->id, baseline_->median_ms.value_or(0));
+  observer_.baseline_started();
+  const bool from_store = baseline_.has_value();
+  if (!from_store) baseline_ = evaluate_baseline();
+  observer_.baseline_ready(*baseline_, from_store);
   if (first_generation == 0) {
     store_.begin_generation(0);
     store_.finish_generation({0, "", "", baseline_->id, baseline_->median_ms, 1, 1, 0});
@@ -116,8 +111,7 @@ EvolutionOutcome Evolution::run() {
   }
   select_survivors();
 
-  log::step(4, 6, fmt::format("evolve: {} generations x {} candidates, {} operators", settings_.generations,
-                              settings_.population, operators_.size()));
+  observer_.evolution_started({settings_.generations, settings_.population, operators_.size()});
   std::string reason = "generation limit reached";
   int generation = std::max(first_generation, 1);
   for (; generation <= settings_.generations; ++generation) {
@@ -128,6 +122,7 @@ EvolutionOutcome Evolution::run() {
   }
   if (generation > settings_.generations) should_stop(reason);
   outcome.stop_reason = reason;
+  observer_.stopped(reason);
   outcome.best = best();
   outcome.baseline = baseline_;
   outcome.compile_s = compile_s_;
@@ -140,6 +135,7 @@ EvolutionOutcome Evolution::run() {
 
 void Evolution::run_generation(int generation) {
   store_.begin_generation(generation);
+  observer_.generation_started(generation);
   const auto start = Clock::now();
   // Rng state depends only on the seed and generation, so a resumed run draws the same.
   rng_.seed(settings_.seed * 1000003 + static_cast<std::uint64_t>(generation));
@@ -158,9 +154,7 @@ void Evolution::run_generation(int generation) {
   }
   record.wall_s = seconds_since(start);
   store_.finish_generation(record);
-  log::info("  generation {}: {} evaluated, {} correct, best #{} {:.4f} ms ({:.2f}x)", generation, record.evaluated,
-            record.correct, best_now ? best_now->id : 0, best_now ? best_now->median_ms.value_or(0) : 0.0,
-            best_now ? best_now->speedup : 0.0);
+  observer_.generation_finished(record, best_now ? &*best_now : nullptr);
 }
 
 std::vector<const Individual*> Evolution::pick_parents(int arity) {
@@ -211,7 +205,7 @@ std::vector<Proposal> Evolution::propose(int generation, int count) {
       proposals.push_back(std::move(proposal));
     }
   }
-  if (proposals.empty()) log::info("  generation {}: the operators found nothing new to try", generation);
+  if (proposals.empty()) observer_.nothing_to_try(generation);
   return proposals;
 }
 
@@ -247,8 +241,7 @@ std::vector<Individual> Evolution::evaluate_batch(int generation, std::vector<Pr
     evaluate_into(batch[i], compiled[i]);
     history_.push_back(batch[i]);
     credit(batch[i]);
-    log_candidate(batch[i]);
-    if (generation > 0) log::progress(fmt::format("  gen {}", generation), i + 1, batch.size());
+    observer_.candidate_evaluated(batch[i], i + 1, batch.size());
   }
   return batch;
 }
@@ -278,20 +271,6 @@ void Evolution::evaluate_into(Individual& individual, const CompileResult& compi
   if (individual.median_ms) stored.metrics.median_ms = individual.median_ms;
   if (result.timing) stored.metrics.measured_median_ms = result.timing->median_ms;
   store_.update_candidate_result(individual.id, stored);
-}
-
-void Evolution::log_candidate(const Individual& individual) const {
-  const std::string parents = individual.parent_ids.empty()
-                                  ? ""
-                                  : fmt::format("(#{})", fmt::join(individual.parent_ids, ",#"));
-  const std::string outcome =
-      individual.status == CandidateStatus::Correct
-          ? fmt::format("{:.4f} ms  {:.2f}x", individual.median_ms.value_or(0), individual.speedup)
-          : individual.status_message.substr(0, 100);
-  log::info("  #{:<4} {:<18} {:<28} {:<13} {}", individual.id, individual.operator_name + parents,
-            individual.strategy.substr(0, 28), to_string(individual.status), outcome);
-  log::verbose("        params {} options [{}]", params_text(individual.variant.params),
-               fmt::join(individual.variant.options, " "));
 }
 
 void Evolution::select_survivors() {

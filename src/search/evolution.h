@@ -12,6 +12,7 @@
 
 #include "eval/evaluator.h"
 #include "search/dedup.h"
+#include "search/evolution_observer.h"
 #include "search/operator.h"
 #include "search/operator_scheduler.h"
 #include "store/run_store.h"
@@ -40,8 +41,9 @@ struct EvolutionOutcome {
 
 class Evolution {
  public:
+  // `observer` hears of every step (the console, a test); it must outlive the Evolution.
   Evolution(CandidateEvaluator& evaluator, RunStore& store, std::vector<std::unique_ptr<Operator>> operators,
-            EvolutionSettings settings);
+            EvolutionSettings settings, EvolutionObserver& observer = quiet_observer());
 
   // Evaluates the baseline (or takes it from the store when resuming), then evolves.
   EvolutionOutcome run();
@@ -56,7 +58,6 @@ class Evolution {
   std::vector<Proposal> propose(int generation, int count);
   std::vector<Individual> evaluate_batch(int generation, std::vector<Proposal> proposals);
   void evaluate_into(Individual& individual, const CompileResult& compiled);
-  void log_candidate(const Individual& individual) const;
   std::vector<const Individual*> pick_parents(int arity);
   void select_survivors();
   bool should_stop(std::string& reason) const;
@@ -65,6 +66,7 @@ class Evolution {
 
   CandidateEvaluator& evaluator_;
   RunStore& store_;
+  EvolutionObserver& observer_;
   std::vector<std::unique_ptr<Operator>> operators_;
   OperatorScheduler scheduler_;
   SeenSet seen_;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "backend/backend.h"
-#include "cli/final_verification.h"
+#include "optimize/final_verification.h"
 #include "cli_runner.h"
 #include "eval/evaluator.h"
 #include "store/run_store.h"
@@ -62,7 +62,7 @@ TEST_F(FinalVerification, AFailingBestIsMarkedIncorrectAndNeverReported) {
   wrong.source.replace(plus, 15, "a[idx] - b[idx]");
   const std::int64_t wrong_id = add_evaluated(store, "llm-mutate", wrong, 0.1);
 
-  const cli::FinalVerdict verdict = cli::verify_final(evaluator, store, baseline_id, 2);
+  const optimize::FinalVerdict verdict = optimize::verify_final(evaluator, store, baseline_id, 2);
 
   EXPECT_EQ(verdict.rejected, 1);
   EXPECT_FALSE(verdict.best_id.has_value());
@@ -93,7 +93,7 @@ TEST_F(FinalVerification, ACorrectCandidateThatIsNotFasterLeavesTheOriginalAsBes
                         " c[idx] = s - 7 * a[idx]; }");
   const std::int64_t slower_id = add_evaluated(store, "tune", slower, 0.5);
 
-  const cli::FinalVerdict verdict = cli::verify_final(evaluator, store, baseline_id, 1);
+  const optimize::FinalVerdict verdict = optimize::verify_final(evaluator, store, baseline_id, 1);
 
   EXPECT_EQ(verdict.rejected, 0) << store.get_candidate(slower_id)->status_message;
   EXPECT_FALSE(verdict.best_id.has_value()) << "a slower kernel was reported " << verdict.speedup << "x faster";

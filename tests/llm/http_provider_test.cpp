@@ -116,6 +116,39 @@ TEST(OpenAiProvider, UnknownModelCostsNothingAndSaysSo) {
   EXPECT_EQ(response.input_tokens, 100);
 }
 
+// The client never prints: what it has to say besides replies goes to its sink as notices.
+class NoticeRecordingSink : public MemoryExchangeSink {
+ public:
+  void notice(NoticeLevel level, const std::string& text) override {
+    std::lock_guard lock(mutex_);
+    notices_.emplace_back(level, text);
+  }
+  std::vector<std::pair<NoticeLevel, std::string>> notices() const {
+    std::lock_guard lock(mutex_);
+    return notices_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<NoticeLevel, std::string>> notices_;
+};
+
+TEST(Notices, AnUnknownPriceIsOneWarningAndARetryADetail) {
+  FakeLlmServer server({ScriptedReply{500, R"({"error":{"message":"boom"}})", {}, {}},
+                        ScriptedReply{200, openai_reply("ok", 1, 1), {}, {}}});
+  auto sink = std::make_shared<NoticeRecordingSink>();
+  auto provider = make_openai_provider(test_config(server.url(), "my-local-llama"), sink);
+  ASSERT_TRUE(provider->complete(mutate_request()).ok());
+  ASSERT_TRUE(provider->complete(mutate_request()).ok());
+  const auto notices = sink->notices();
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_EQ(notices[0].first, NoticeLevel::Detail);
+  EXPECT_NE(notices[0].second.find("LLM attempt 1/"), std::string::npos) << notices[0].second;
+  EXPECT_NE(notices[0].second.find("retrying in"), std::string::npos) << notices[0].second;
+  EXPECT_EQ(notices[1].first, NoticeLevel::Warning);
+  EXPECT_NE(notices[1].second.find("no price known for model 'my-local-llama'"), std::string::npos);
+}
+
 TEST(OpenAiProvider, ReasoningModelsGetMaxCompletionTokensAndNoTemperature) {
   FakeLlmServer server({ScriptedReply{200, openai_reply("ok", 1, 1), {}, {}}});
   auto provider = make_openai_provider(test_config(server.url(), "o4-mini"));

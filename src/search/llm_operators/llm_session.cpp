@@ -6,7 +6,6 @@
 #include "search/llm_operators/entry_kernel.h"
 #include "search/llm_operators/reply_to_source.h"
 #include "util/files.h"
-#include "util/log.h"
 
 namespace kforge {
 namespace {
@@ -45,7 +44,7 @@ void LlmSession::mark_exhausted(const std::string& reason) {
   exhausted_ = true;
   const std::string line = builtins_available_ ? "LLM budget exhausted: continuing with built-in operators"
                                                : "LLM budget exhausted: no other operators, the search stops";
-  log::info("  {}", line);
+  observer_->llm_activity(line);
   store_.add_event(line + " (" + reason + ")");
 }
 
@@ -77,7 +76,7 @@ std::optional<llm::LlmResponse> LlmSession::call(const std::string& operator_nam
   if (!response.ok()) {
     sink_->settle(request.candidate_id, about);
     const std::string line = fmt::format("{}: the LLM call failed: {}", operator_name, one_line(response.error, 200));
-    log::info("  {}", line);
+    observer_->llm_activity(line);
     store_.add_event(line);
     return std::nullopt;
   }
@@ -89,7 +88,7 @@ void LlmSession::drop(const std::string& operator_name, const std::string& strat
   const std::string what = strategy.empty() ? operator_name : fmt::format("{} \"{}\"", operator_name, strategy);
   dropped_.push_back(fmt::format("{} (never evaluated): {}", what, one_line(problem, 200)));
   const std::string line = fmt::format("{}: proposal dropped: {}", what, one_line(problem, 200));
-  log::info("  {}", line);
+  observer_->llm_activity(line);
   store_.add_event(line);
 }
 

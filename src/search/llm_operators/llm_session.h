@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "llm/provider.h"
+#include "search/evolution_observer.h"
 #include "search/llm_operators/prompt_builder.h"
 #include "task/detect.h"
 #include "search/llm_operators/store_exchange_sink.h"
@@ -55,6 +56,9 @@ class LlmSession {
 
   // Whether there are non-LLM operators to continue with once the budget is spent.
   void set_builtins_available(bool available) { builtins_available_ = available; }
+  // Where the session's lines go (a failed call, a dropped proposal, the budget running out);
+  // the observer must outlive the session.
+  void set_observer(EvolutionObserver& observer) { observer_ = &observer; }
   // Marks the budget as spent before any call (a resumed run that already used it up).
   void mark_exhausted(const std::string& reason);
   bool exhausted() const { return exhausted_; }
@@ -102,6 +106,7 @@ class LlmSession {
   std::set<std::int64_t> repairs_claimed_;
   int failed_proposals_ = 0;
   bool builtins_available_ = true;
+  EvolutionObserver* observer_ = &quiet_observer();
   bool exhausted_ = false;
 };
 

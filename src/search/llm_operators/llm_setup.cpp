@@ -62,7 +62,11 @@ LlmSetup setup_llm_operators(const LlmOptions& options, const Task& task, RunSto
                              bool builtins_available, const llm::EnvLookup& env) {
   LlmSetup setup;
   const Budget budget = remaining_budget(options, env, store.llm_totals());
-  auto store_sink = std::make_shared<StoreExchangeSink>(store);
+  EvolutionObserver* observer = options.observer ? options.observer : &quiet_observer();
+  const llm::NoticeFn notices = [observer](llm::NoticeLevel level, const std::string& text) {
+    observer->llm_notice(level, text);
+  };
+  auto store_sink = std::make_shared<StoreExchangeSink>(store, notices);
   std::shared_ptr<llm::ExchangeSink> jsonl_sink;
   try {
     jsonl_sink = std::make_shared<llm::JsonlExchangeSink>(store.run_dir() / "exchanges.jsonl");
@@ -70,7 +74,8 @@ LlmSetup setup_llm_operators(const LlmOptions& options, const Task& task, RunSto
     setup.message = std::string("LLM off: cannot record its exchanges: ") + e.what();
     return setup;
   }
-  auto sink = std::make_shared<FanoutExchangeSink>(std::vector<std::shared_ptr<llm::ExchangeSink>>{store_sink, jsonl_sink});
+  auto sink = std::make_shared<FanoutExchangeSink>(std::vector<std::shared_ptr<llm::ExchangeSink>>{store_sink, jsonl_sink},
+                                                   notices);
   llm::ProviderSelection selection = llm::select_provider(options.spec, env, sink, provider_limits(budget));
   if (!selection) {
     const bool says_so = selection.reason.find("built-in") != std::string::npos;
@@ -80,6 +85,7 @@ LlmSetup setup_llm_operators(const LlmOptions& options, const Task& task, RunSto
   setup.session = std::make_shared<LlmSession>(std::move(selection.provider), store_sink, store, task,
                                                std::move(device), options.search);
   setup.session->set_builtins_available(builtins_available);
+  setup.session->set_observer(*observer);
   if (!budget.spent_reason.empty()) setup.session->mark_exhausted(budget.spent_reason);
   setup.operators = make_llm_operators(setup.session);
   std::string names;

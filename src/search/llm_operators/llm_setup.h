@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llm/provider_factory.h"
+#include "search/evolution_observer.h"
 #include "search/llm_operators/llm_session.h"
 #include "search/operator.h"
 #include "store/run_store.h"
@@ -19,6 +20,8 @@ struct LlmOptions {
   double budget_usd = 0;           // --llm-budget-usd; 0: $KFORGE_LLM_MAX_COST_USD or none
   std::int64_t budget_tokens = 0;  // --llm-budget-tokens; 0: $KFORGE_LLM_MAX_TOKENS or none
   LlmSearchSettings search;
+  // Hears the session's activity and the LLM client's notices; must outlive the setup.
+  EvolutionObserver* observer = &quiet_observer();
 };
 
 struct LlmSetup {

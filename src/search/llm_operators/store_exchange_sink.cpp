@@ -1,7 +1,5 @@
 #include "search/llm_operators/store_exchange_sink.h"
 
-#include "util/log.h"
-
 namespace kforge {
 namespace {
 constexpr std::string_view kPendingPrefix = "pending:";
@@ -18,7 +16,8 @@ StoreExchangeSink::~StoreExchangeSink() {
       try {
         write(exchange);
       } catch (const std::exception& e) {
-        log::warn("could not store an LLM exchange: {}", e.what());  // a destructor must not throw
+        // A destructor must not throw.
+        notify(notices_, llm::NoticeLevel::Warning, std::string("could not store an LLM exchange: ") + e.what());
       }
     }
 }

@@ -25,7 +25,9 @@ namespace kforge {
 
 class StoreExchangeSink : public llm::ExchangeSink {
  public:
-  explicit StoreExchangeSink(RunStore& store) : store_(store) {}
+  // `notices` hears of exchanges the destructor could not store (it must not throw).
+  explicit StoreExchangeSink(RunStore& store, llm::NoticeFn notices = {})
+      : store_(store), notices_(std::move(notices)) {}
   ~StoreExchangeSink() override;
   StoreExchangeSink(const StoreExchangeSink&) = delete;
   StoreExchangeSink& operator=(const StoreExchangeSink&) = delete;
@@ -45,6 +47,7 @@ class StoreExchangeSink : public llm::ExchangeSink {
   void write(const LlmExchange& exchange);
 
   RunStore& store_;
+  llm::NoticeFn notices_;
   std::mutex mutex_;
   std::int64_t next_token_ = 1;
   std::map<std::string, std::vector<LlmExchange>> held_;

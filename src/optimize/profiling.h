@@ -1,16 +1,16 @@
-// Profiling one verified, timed variant: shared by `kforge profile` and step [2/6] (and the
-// best's profile in step [5/6]) of `kforge optimize`.
+// Profiling one verified, timed variant: shared by `kforge profile` and by `kforge optimize`
+// (the original in its profile step, the best after the final verification).
 #pragma once
 
 #include <filesystem>
 #include <string>
 
-#include "cli/task_options.h"
+#include "optimize/task_options.h"
 #include "eval/evaluator.h"
 #include "profile/device_characterization.h"
 #include "profile/profiler.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 // Times the FMA probe task through a fresh evaluator: the device's measured FP32 peak.
 ProbeTimer probe_timer(const EvalFlags& flags);
@@ -29,4 +29,4 @@ struct ProfiledVariant {
 ProfiledVariant profile_variant(Evaluator& evaluator, const EvalFlags& flags, const KernelVariant& variant,
                                 const CompileResult& compiled, double median_ms, const ProfileRequest& request);
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

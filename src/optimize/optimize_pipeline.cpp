@@ -1,17 +1,19 @@
-#include "cli/optimize_pipeline.h"
+#include "optimize/optimize_pipeline.h"
 
 #include <fmt/format.h>
 
-#include "cli/final_verification.h"
-#include "cli/profiling.h"
+#include "optimize/console_observer.h"
+#include "optimize/final_verification.h"
+#include "optimize/pipeline_steps.h"
+#include "optimize/profiling.h"
+#include "optimize/pytorch_baselines.h"
 #include "report/report.h"
-#include "cli/pytorch_baselines.h"
 #include "search/builtin_operators.h"
 #include "search/llm_operators/llm_setup.h"
 #include "util/files.h"
 #include "util/log.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 namespace {
 
 void print_static_profile(Evaluator& evaluator) {
@@ -48,17 +50,17 @@ void log_lines(const std::string& text) {
   }
 }
 
-// The original kernel's profile: printed in [2/6], kept with the baseline for the LLM's
+// The original kernel's profile: printed in the profile step, kept with the baseline for the LLM's
 // analysis and for the report's roofline. Profiling trouble never stops the run.
-std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const OptimizeOptions& options) {
+std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const RunConfig& config) {
   if (!profilable(evaluator.task())) return std::nullopt;
   try {
     const KernelVariant original = evaluator.baseline_variant();
     const CompileResult compiled = evaluator.compile(original);
     const EvalResult result = evaluator.evaluate_compiled(original, compiled);
-    if (result.status != CandidateStatus::Correct || !result.timing) return std::nullopt;  // [3/6] reports why
-    ProfiledVariant profiled = profile_variant(evaluator, options.flags, original, compiled, result.timing->median_ms,
-                                               {options.profile_counters, {}});
+    if (result.status != CandidateStatus::Correct || !result.timing) return std::nullopt;  // the baseline step reports why
+    ProfiledVariant profiled = profile_variant(evaluator, config.eval, original, compiled, result.timing->median_ms,
+                                               {config.profile_counters, {}});
     log_lines(profiled.diagnosis);
     return profiled;
   } catch (const std::exception& e) {
@@ -67,12 +69,12 @@ std::optional<ProfiledVariant> profile_original(Evaluator& evaluator, const Opti
   }
 }
 
-void profile_best(Evaluator& evaluator, RunStore& store, const OptimizeOptions& options, const Individual& best) {
+void profile_best(Evaluator& evaluator, RunStore& store, const RunConfig& config, const Individual& best) {
   if (!profilable(evaluator.task()) || !best.median_ms) return;
   try {
     const CompileResult compiled = evaluator.compile(best.variant);
     const ProfiledVariant profiled =
-        profile_variant(evaluator, options.flags, best.variant, compiled, *best.median_ms, {options.profile_counters, {}});
+        profile_variant(evaluator, config.eval, best.variant, compiled, *best.median_ms, {config.profile_counters, {}});
     store.set_candidate_profile(best.id, to_json(profiled.profile));
     log::info("  best #{}: {}-bound ({})", best.id, to_string(profiled.profile.bound), to_string(profiled.profile.source));
   } catch (const std::exception& e) {
@@ -82,20 +84,23 @@ void profile_best(Evaluator& evaluator, RunStore& store, const OptimizeOptions& 
 
 }  // namespace
 
-nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOptions& options) {
-  Evaluator evaluator(task, options.eval);
-  log::step(2, 6, "profile");
+nlohmann::json optimize_task(const Task& task, RunStore& store, const RunConfig& config) {
+  // Declared first: the LLM session and its sinks report to it until they are destroyed.
+  ConsoleObserver console;
+  const EvalOptions eval = eval_options(config.eval, task.kernel.language);
+  Evaluator evaluator(task, eval);
+  announce_step(PipelineStep::Profile);
   print_static_profile(evaluator);
-  const std::optional<ProfiledVariant> original_profile = profile_original(evaluator, options);
+  const std::optional<ProfiledVariant> original_profile = profile_original(evaluator, config);
   const std::string device_name = evaluator.device().info.value("name", std::string());
 
   // The LLM operators join the built-in ones; without an LLM one line says why.
   std::vector<std::unique_ptr<Operator>> operators;
-  if (!options.llm_only) operators = builtin_operators(task);
+  if (!config.llm_only) operators = builtin_operators(task);
   const DeviceSummary device = evaluator.device();
-  LlmSetup llm = setup_llm_operators({options.llm_spec, options.llm_budget_usd, options.llm_budget_tokens, {}}, task,
-                                     store, {device_name, device.info, device.copy_gbps}, !operators.empty());
-  if (options.llm_only && !llm.session) throw std::runtime_error("--llm-only needs an LLM: " + llm.message);
+  LlmSetup llm = setup_llm_operators({config.llm_spec, config.llm_budget_usd, config.llm_budget_tokens, {}, &console},
+                                     task, store, {device_name, device.info, device.copy_gbps}, !operators.empty());
+  if (config.llm_only && !llm.session) throw std::runtime_error("--llm-only needs an LLM: " + llm.message);
   log::info("  {}", llm.message);
   for (auto& op : llm.operators) operators.push_back(std::move(op));
 
@@ -103,8 +108,8 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   // baselines are eager PyTorch (the task's baseline) and torch.compile.
   nlohmann::json pytorch_baselines;
   switch (language_facts(task.kernel.language).pytorch_baselines) {
-    case PyTorchBaselines::OfTheModel: pytorch_baselines = measure_pytorch_baselines(task, options.eval); break;
-    case PyTorchBaselines::OfTheReference: pytorch_baselines = measure_reference_baselines(task, options.eval); break;
+    case PyTorchBaselines::OfTheModel: pytorch_baselines = measure_pytorch_baselines(task, eval); break;
+    case PyTorchBaselines::OfTheReference: pytorch_baselines = measure_reference_baselines(task, eval); break;
     case PyTorchBaselines::None: break;
   }
   if (operators.empty()) {
@@ -114,22 +119,21 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
             {"candidates", 0}, {"baselines", pytorch_baselines}};
   }
 
-  Evolution evolution(evaluator, store, std::move(operators), options.evolution);
+  Evolution evolution(evaluator, store, std::move(operators), config.evolution, console);
   if (original_profile) evolution.set_baseline_profile(to_json(original_profile->profile), original_profile->diagnosis);
-  const EvolutionOutcome outcome = evolution.run();
-  log::info("  stopped: {}", outcome.stop_reason);
+  const EvolutionOutcome outcome = evolution.run();  // the console shows the baseline and evolve steps
 
-  log::step(5, 6, "final verification");
+  announce_step(PipelineStep::FinalVerification);
   FinalVerdict verdict;
   if (outcome.baseline) {
-    verdict = verify_final(evaluator, store, outcome.baseline->id, options.final_seeds);
+    verdict = verify_final(evaluator, store, outcome.baseline->id, config.final_seeds);
     if (const auto best = store.best_candidate(); verdict.best_id && best)
-      profile_best(evaluator, store, options, individual_from_record(*best));
+      profile_best(evaluator, store, config, individual_from_record(*best));
     else
       log::info("  no improvement found: no candidate was verifiably faster than the original kernel");
   }
 
-  log::step(6, 6, "report");
+  announce_step(PipelineStep::Report);
   const ReportFiles files = write_run_report(task, store, device_name);
   store.set_status("finished");
   nlohmann::json summary = {{"task", task.name},
@@ -170,4 +174,4 @@ nlohmann::json optimize_task(const Task& task, RunStore& store, const OptimizeOp
   return summary;
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

@@ -8,7 +8,7 @@
 #include "eval/evaluator.h"
 #include "task/task.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 // The problem's source plus a ModelNew that wraps Model in torch.compile.
 std::string torch_compile_candidate(const std::string& problem_source);
@@ -24,4 +24,4 @@ nlohmann::json measure_pytorch_baselines(const Task& task, EvalOptions options);
 // other tasks.
 nlohmann::json measure_reference_baselines(const Task& task, EvalOptions options);
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

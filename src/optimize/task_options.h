@@ -1,7 +1,7 @@
-// Options shared by the commands that evaluate kernels (bench, optimize, profile).
+// What the commands that evaluate kernels (bench, sweep, profile, optimize) share once their
+// flags are parsed: the evaluation settings, the tasks a path names and parameter overrides.
+// The flags themselves are declared in src/cli/eval_flag_options.
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <string>
@@ -10,7 +10,7 @@
 #include "eval/evaluator.h"
 #include "task/task.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 struct EvalFlags {
   double timeout_s = 30;
@@ -20,7 +20,6 @@ struct EvalFlags {
   int device = 0;
 };
 
-void add_eval_flags(CLI::App& sub, EvalFlags& flags);
 EvalOptions eval_options(const EvalFlags& flags, Language language);
 // Manifests named by a path: a manifest, a folder (searched recursively) or a kernel file
 // with a manifest beside it. Throws with a hint to run `kforge init` when there is none.
@@ -28,4 +27,4 @@ std::vector<Task> load_tasks(const std::filesystem::path& path);
 // "BLOCK=128" pairs over the task's defaults; unknown names or values not listed fail.
 ParamValues parse_param_overrides(const Task& task, const std::vector<std::string>& assignments);
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

@@ -1,6 +1,6 @@
-#include "cli/profiling.h"
+#include "optimize/profiling.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 ProbeTimer probe_timer(const EvalFlags& flags) {
   return [flags](const std::filesystem::path& manifest, std::string& error) -> std::optional<double> {
@@ -39,4 +39,4 @@ ProfiledVariant profile_variant(Evaluator& evaluator, const EvalFlags& flags, co
   return result;
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

@@ -1,11 +1,11 @@
-#include "cli/final_verification.h"
+#include "optimize/final_verification.h"
 
 #include <algorithm>
 
 #include "search/evolution.h"
 #include "util/log.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 namespace {
 
 constexpr int kTimingSessions = 3;
@@ -179,4 +179,4 @@ FinalVerdict verify_final(Evaluator& evaluator, RunStore& store, std::int64_t ba
   return verdict;
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

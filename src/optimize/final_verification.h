@@ -1,4 +1,4 @@
-// Step [5/6] of `kforge optimize`: the final verification, which has the last word. The
+// The final-verification step of `kforge optimize`, which has the last word. The
 // search's fastest candidates are re-checked with more seeds, timed against the original on
 // every size, and re-checked after timing; a candidate that fails any of it becomes
 // `incorrect` with the reason and the next one takes its place. Only a candidate whose
@@ -16,7 +16,7 @@
 #include "eval/evaluator.h"
 #include "store/run_store.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 struct FinalVerdict {
   std::optional<std::int64_t> best_id;  // verified and measurably faster; empty: no improvement
@@ -33,4 +33,4 @@ struct FinalVerdict {
 FinalVerdict verify_final(Evaluator& evaluator, RunStore& store, std::int64_t baseline_id, int seeds,
                           int max_candidates = 4);
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

@@ -1,11 +1,11 @@
-#include "cli/pytorch_baselines.h"
+#include "optimize/pytorch_baselines.h"
 
 #include <algorithm>
 
 #include "util/files.h"
 #include "util/log.h"
 
-namespace kforge::cli {
+namespace kforge::optimize {
 
 std::string torch_compile_candidate(const std::string& problem_source) {
   return problem_source +
@@ -62,4 +62,4 @@ nlohmann::json measure_reference_baselines(const Task& task, EvalOptions options
           {"compile_ms", timings[2]->median_ms}};
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::optimize

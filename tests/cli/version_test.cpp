@@ -1,0 +1,26 @@
+// `kforge --version` prints the version that CMakeLists.txt's project() declares (through the
+// generated util/version.h), so the version is written in one place only.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "cli_runner.h"
+#include "util/files.h"
+#include "util/version.h"
+
+namespace kforge {
+namespace {
+
+TEST(Version, ComesFromTheProjectDeclarationInCMake) {
+  const std::string cmake = read_file(testing::source_dir() / "CMakeLists.txt");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(cmake, match, std::regex(R"(project\(kforge VERSION ([0-9.]+))")));
+  EXPECT_EQ(std::string(kVersion), match[1].str());
+
+  const auto result = testing::run_kforge("--version");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output, "kforge " + match[1].str() + "\n");
+}
+
+}  // namespace
+}  // namespace kforge
