@@ -19,6 +19,8 @@ run_tests() {  # binary filter: by path, so death tests can re-run argv[0]
 echo "== planted cheats and faults on CUDA"
 run_tests test_eval --gtest_filter='*Cuda*:*Cheat*:*Timing*:*Sandbox*:*Final*'
 run_tests test_backend
+run_tests test_worker
+run_tests test_protocol
 run_tests test_cli --gtest_filter='Final*'
 echo "== Python judge/runner isolation with CUDA"
 [ -f scripts/gpu_python_isolation.py ] && OPENAI_API_KEY=sk-kforge-planted-1 timeout 240 python3 scripts/gpu_python_isolation.py > "$OUT/python_isolation.log" 2>&1; tail -15 "$OUT/python_isolation.log"
@@ -34,4 +36,10 @@ KFORGE_TRACE=1 kforge bench examples/vector_add/cuda > "$OUT/trace_vector_add.lo
 grep -E "trace" "$OUT/trace_vector_add.log" | tail -25
 echo "== optimize on vector_add (built-in search, -g 2 -p 6)"
 kforge optimize examples/vector_add/cuda -g 2 -p 6 --seed 5 --runs-dir /tmp/kforge-runs 2>&1 | tail -12
+if [ -n "${KFORGE_SWEEP_PROBE:-}" ]; then  # how long a sweep takes per configuration here
+  echo "== sweep probe: sgemm, 40 configurations"
+  start=$EPOCHREALTIME
+  kforge sweep examples/sgemm/cuda --limit 40 --seeds 1 --max-seconds 0.1 --json > "$OUT/sweep_probe.json" 2>"$OUT/sweep_probe.err"
+  echo "sweep probe: $(awk "BEGIN{print $EPOCHREALTIME - $start}") s for 40; exit $?"
+fi
 tar czf "$RESULTS/gpu_verify.tgz" -C "$OUT" .

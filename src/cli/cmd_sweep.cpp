@@ -2,6 +2,8 @@
 // exhaustive optimum that the search is benchmarked against, and a tuning table for engineers.
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -15,6 +17,7 @@ namespace {
 struct SweepArgs {
   std::string path;
   std::size_t limit = 5000;
+  std::string shard;  // "K/N": every N-th configuration from the K-th (0-based)
   bool json = false;
   EvalFlags eval;
 };
@@ -24,10 +27,23 @@ struct SweepRow {
   EvalResult result;
 };
 
-std::vector<SweepRow> sweep(Evaluator& evaluator, std::size_t limit) {
+// "K/N" -> {K, N}; {0, 1} when empty. Throws CLI::ValidationError on anything else.
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  if (text.empty()) return {0, 1};
+  std::size_t index = 0, count = 0;
+  char slash = 0, tail = 0;
+  if (std::sscanf(text.c_str(), "%zu %c %zu %c", &index, &slash, &count, &tail) != 3 || slash != '/' || count == 0 ||
+      index >= count)
+    throw CLI::ValidationError("--shard", "'" + text + "' is not K/N with 0 <= K < N (e.g. 0/3)");
+  return {index, count};
+}
+
+std::vector<SweepRow> sweep(Evaluator& evaluator, std::size_t limit, std::pair<std::size_t, std::size_t> shard) {
   const ParamSpace space(evaluator.task());
   std::vector<KernelVariant> variants;
-  for (const auto& params : space.enumerate(limit)) {
+  const auto all = space.enumerate(limit);
+  for (std::size_t i = shard.first; i < all.size(); i += shard.second) {
+    const ParamValues& params = all[i];
     KernelVariant variant = evaluator.baseline_variant();
     variant.params = params;
     variants.push_back(std::move(variant));
@@ -47,14 +63,18 @@ Action setup_sweep(CLI::App& sub) {
   auto args = std::make_shared<SweepArgs>();
   sub.add_option("task", args->path, "Manifest, task folder or kernel file")->required();
   sub.add_option("--limit", args->limit, "At most this many configurations")->capture_default_str();
+  sub.add_option("--shard", args->shard,
+                 "K/N: only every N-th configuration from the K-th (0-based), so N machines or calls "
+                 "share one sweep; their --json outputs concatenate");
   sub.add_flag("--json", args->json, "Machine-readable output");
   add_eval_flags(sub, args->eval);
   return [args] {
     install_interrupt_handling();  // before any thread: Ctrl-C leaves no worker behind
+    const auto shard = parse_shard(args->shard);
     nlohmann::json all = nlohmann::json::array();
     for (const Task& task : load_tasks(args->path)) {
       Evaluator evaluator(task, eval_options(args->eval, task.kernel.language));
-      std::vector<SweepRow> rows = sweep(evaluator, args->limit);
+      std::vector<SweepRow> rows = sweep(evaluator, args->limit, shard);
       std::stable_sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {
         const bool a_ok = a.result.timing.has_value(), b_ok = b.result.timing.has_value();
         if (a_ok != b_ok) return a_ok;
