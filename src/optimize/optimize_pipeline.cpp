@@ -34,6 +34,7 @@ ReportFiles write_run_report(const Task& task, const RunStore& store, const std:
   inputs.original_source = read_file(task.kernel.source);
   inputs.original_file_name = task.kernel.source.filename().string();
   inputs.device_name = device_name;
+  inputs.task_compile_options = task.compile_options;
   return write_report(store, store.run_dir(), inputs);
 }
 

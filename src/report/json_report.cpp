@@ -34,6 +34,8 @@ nlohmann::json render_json(const ReportData& d) {
                  {"median_ms", optional(d.best->median_ms())},
                  {"speedup", optional(d.best_speedup)},
                  {"params", d.best->params},
+                 {"options", d.best->compile_options},
+                 {"build_options", d.build_options},
                  {"metrics", to_json(d.best->metrics)},
                  {"lineage", lineage},
                  {"operator_chain", operator_chain(d)},

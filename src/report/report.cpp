@@ -21,7 +21,7 @@ ReportFiles write_report(const RunStore& store, const std::filesystem::path& out
   if (data.best) {
     files.best_source = out_dir / ("best" + data.extension);
     files.diff = out_dir / "best.diff";
-    write_file(files.best_source, data.best->source);
+    write_file(files.best_source, data.deliverable);
     write_file(files.diff, data.diff);
   }
   return files;

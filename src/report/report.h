@@ -16,6 +16,7 @@ struct ReportInputs {
   std::string original_source;     // the task's kernel before optimisation
   std::string original_file_name;  // label in best.diff, e.g. "saxpy.cu"; default "original.<ext>"
   std::string device_name;         // shown in the summary when known
+  std::vector<std::string> task_compile_options;  // the manifest's, stated in best.<ext>
 };
 
 struct ReportFiles {

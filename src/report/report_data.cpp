@@ -1,6 +1,9 @@
 #include "report/report_data.h"
 
+#include "report/deliverable.h"
 #include "report/line_diff.h"
+
+#include <fmt/format.h>
 
 #include <set>
 
@@ -56,8 +59,17 @@ ReportData collect_report_data(const RunStore& store, const ReportInputs& inputs
     const std::string original_label =
         "a/" + (inputs.original_file_name.empty() ? "original" + data.extension
                                                   : inputs.original_file_name);
-    data.diff = unified_diff(inputs.original_source, data.best->source, original_label,
-                             "b/best" + data.extension);
+    DeliverableInfo info{data.task_name, "", inputs.task_compile_options};
+    if (data.best_speedup)
+      info.headline = fmt::format("{:.2f}x{}{}", *data.best_speedup,
+                                  data.best_speedup_ci_low && data.best_speedup_ci_high
+                                      ? fmt::format(" [{:.2f}, {:.2f}]", *data.best_speedup_ci_low, *data.best_speedup_ci_high)
+                                      : std::string(),
+                                  data.device_name.empty() ? "" : " on " + data.device_name);
+    data.deliverable = deliverable_source(*data.best, inputs.language, info);
+    data.build_options = build_options(*data.best, inputs.task_compile_options);
+    // The diff is what the user gets: the baked-in values and options are part of it.
+    data.diff = unified_diff(inputs.original_source, data.deliverable, original_label, "b/best" + data.extension);
     const auto stats = diff_stats(inputs.original_source, data.best->source);
     data.lines_added = stats.added;
     data.lines_removed = stats.removed;

@@ -35,7 +35,9 @@ struct ReportData {
   std::vector<CandidateRecord> top;         // up to 10 fastest correct
   std::map<std::string, std::int64_t> status_counts;
   LlmTotals llm;
-  std::string diff;  // unified diff original -> best, empty without a best
+  std::string deliverable;                 // best.<ext>: values baked in, options stated (deliverable.h)
+  std::vector<std::string> build_options;  // the task's and the best's own compile options
+  std::string diff;  // unified diff original -> deliverable, empty without a best
   std::size_t lines_added = 0, lines_removed = 0;
   std::string device_name;
 };

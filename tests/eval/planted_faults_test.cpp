@@ -71,7 +71,11 @@ TEST(PlantedFaults, MessagesSayWhatWentWrong) {
 TEST(PlantedFaults, EvaluatorSurvivesACrashAndACompileError) {
   std::string why;
   if (!opencl_usable(why)) GTEST_SKIP() << "no OpenCL device: " << why;
-  Evaluator evaluator(load_task(kFaulty / "correct.kforge.toml"), test_options());
+  EvalOptions options = test_options();
+  // No hang is planted here: a worker restarted after the crash rebuilds its kernels, which on
+  // a loaded 2-core machine can take longer than the 5 s the infinite-loop test needs.
+  options.check_timeout_s = 60;
+  Evaluator evaluator(load_task(kFaulty / "correct.kforge.toml"), options);
   KernelVariant crashing = evaluator.baseline_variant();
   crashing.source = read_file(kFaulty / "segfault.cl");
   EXPECT_EQ(evaluator.evaluate(crashing).status, CandidateStatus::RuntimeError);
