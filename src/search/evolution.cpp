@@ -9,6 +9,9 @@
 
 namespace kforge {
 namespace {
+// Generations in a row in which the operators proposed nothing new before the search stops as
+// "converged" (one can be bad luck of the draw; two in a row is a search with nothing left).
+constexpr int kConvergedAfter = 2;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
@@ -140,6 +143,7 @@ void Evolution::run_generation(int generation) {
   // Rng state depends only on the seed and generation, so a resumed run draws the same.
   rng_.seed(settings_.seed * 1000003 + static_cast<std::uint64_t>(generation));
   std::vector<Individual> children = evaluate_batch(generation, propose(generation, settings_.population));
+  fruitless_generations_ = children.empty() ? fruitless_generations_ + 1 : 0;
   select_survivors();
   const auto best_now = best();
   GenerationRecord record;
@@ -292,6 +296,10 @@ bool Evolution::should_stop(std::string& reason) const {
   if (!operators_.empty() &&
       std::all_of(operators_.begin(), operators_.end(), [](const auto& op) { return op->exhausted(); })) {
     reason = "every operator is exhausted";
+    return true;
+  }
+  if (fruitless_generations_ >= kConvergedAfter) {
+    reason = fmt::format("converged: the operators found nothing new to try for {} generations", kConvergedAfter);
     return true;
   }
   const auto best_now = best();

@@ -81,6 +81,7 @@ class Evolution {
   double compile_s_ = 0;
   double evaluate_s_ = 0;
   double elapsed_before_resume_s_ = 0;
+  int fruitless_generations_ = 0;  // consecutive generations the operators proposed nothing new in
 };
 
 // The search's view of a stored candidate.

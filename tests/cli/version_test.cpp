@@ -1,5 +1,6 @@
 // `kforge --version` prints the version that CMakeLists.txt's project() declares (through the
-// generated util/version.h), so the version is written in one place only.
+// generated util/version.h), so the version is written in one place only, with the commit and
+// the backends compiled in.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -19,7 +20,10 @@ TEST(Version, ComesFromTheProjectDeclarationInCMake) {
 
   const auto result = testing::run_kforge("--version");
   EXPECT_EQ(result.exit_code, 0);
-  EXPECT_EQ(result.output, "kforge " + match[1].str() + "\n");
+  EXPECT_EQ(result.output.rfind("kforge " + match[1].str() + " (commit ", 0), 0u) << result.output;
+  EXPECT_NE(result.output.find(kCommit), std::string::npos) << "names the commit it was built from";
+  EXPECT_NE(result.output.find("backends compiled in: "), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("opencl"), std::string::npos) << result.output;
 }
 
 }  // namespace

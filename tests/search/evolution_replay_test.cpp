@@ -99,6 +99,25 @@ TEST(EvolutionOnReplay, StopsWhenTheTimeBudgetIsSpentAndSaysSo) {
   EXPECT_LT(outcome.generations_completed, 2);
 }
 
+TEST(EvolutionOnReplay, StopsAsConvergedWhenTheOperatorsFindNothingNew) {
+  // Local tuning and crossover only: on this small space they run out of new neighbours long
+  // before 60 generations, and the search says so instead of idling to the limit.
+  ReplayEvaluator replay = recorded_sweep();
+  testing::TempDir dir;
+  RunStore store = RunStore::create(dir.path() / "run");
+  std::vector<std::unique_ptr<Operator>> operators;
+  operators.push_back(std::make_unique<TuneOperator>());
+  operators.push_back(std::make_unique<CrossoverOperator>());
+  Evolution evolution(replay, store, std::move(operators), settings(60, 6, 4));
+  const EvolutionOutcome outcome = evolution.run();
+  EXPECT_EQ(outcome.stop_reason.rfind("converged", 0), 0u) << outcome.stop_reason;
+  EXPECT_LT(outcome.generations_completed, 60);
+  const auto generations = store.list_generations();
+  ASSERT_GE(generations.size(), 3u);
+  EXPECT_EQ(generations[generations.size() - 1].evaluated, 0) << "the last two generations found nothing";
+  EXPECT_EQ(generations[generations.size() - 2].evaluated, 0);
+}
+
 TEST(EvolutionOnReplay, ResumeDiscardsWorkInFlightAndReEvaluatesNothingRecorded) {
   testing::TempDir dir;
   const auto run_dir = dir.path() / "run";
