@@ -86,13 +86,32 @@ int show(const std::string& run_dir, std::optional<std::int64_t> id, bool with_s
   return 0;
 }
 
+// One run of `kforge runs --json`; absent figures are null.
+nlohmann::json run_json(const RunSummary& run) {
+  auto optional = [](const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+  if (!run.error.empty()) return {{"path", run.path.string()}, {"error", run.error}};
+  return {{"path", run.path.string()},        {"task", run.task_name},
+          {"status", run.status},             {"started_at", run.started_at},
+          {"last_generation", optional(run.last_generation)}, {"candidates", run.candidates},
+          {"correct", run.correct},           {"best_median_ms", optional(run.best_median_ms)},
+          {"best_speedup", optional(run.best_speedup)}};
+}
+
 }  // namespace
 
 Action setup_runs(CLI::App& sub) {
   auto runs_dir = std::make_shared<std::string>("runs");
+  auto json_output = std::make_shared<bool>(false);
   sub.add_option("--runs-dir", *runs_dir, "Folder holding run folders")->capture_default_str();
-  return [runs_dir] {
+  sub.add_flag("--json", *json_output, "Print the runs as JSON on stdout");
+  return [runs_dir, json_output] {
     const auto runs = RunStore::list_runs(*runs_dir);
+    if (*json_output) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& run : runs) all.push_back(run_json(run));
+      fmt::print("{}\n", all.dump(2));
+      return 0;
+    }
     for (const auto& run : runs) {
       if (!run.error.empty()) {
         fmt::print("{:<48} unreadable: {}\n", run.path.string(), run.error);

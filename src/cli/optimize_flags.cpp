@@ -1,9 +1,25 @@
 #include "cli/optimize_flags.h"
 
+#include <fmt/format.h>
+
 #include "cli/eval_flag_options.h"
 
 namespace kforge::cli {
 namespace {
+// Range checks with readable messages (CLI11's own print the whole double range).
+CLI::Validator at_least(double minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        try {
+          if (std::stod(text) >= minimum) return "";
+        } catch (const std::exception&) {
+          return "'" + text + "' is not a number";
+        }
+        return "must be " + fmt::format("{}", minimum) + " or more, not " + text;
+      },
+      fmt::format(">={}", minimum));
+}
+
 
 using optimize::RunConfig;
 
@@ -39,15 +55,15 @@ void add_optimize_flags(CLI::App& sub, OptimizeFlags& flags) {
   RunConfig& config = flags.config;
   sub.add_option("path", flags.path, "Kernel file, manifest or folder");
   sub.add_option("--resume", flags.resume, "Continue the run in this folder");
-  sub.add_option("-g,--generations", config.evolution.generations, "Generations to evolve")->capture_default_str();
-  sub.add_option("-p,--population", config.evolution.population, "Candidates per generation")->capture_default_str();
-  sub.add_option("--target", config.evolution.target_speedup, "Stop at this speedup over the original");
-  sub.add_option("--time-budget", config.evolution.time_budget_s, "Stop after this many seconds");
+  sub.add_option("-g,--generations", config.evolution.generations, "Generations to evolve")->capture_default_str()->check(at_least(1));
+  sub.add_option("-p,--population", config.evolution.population, "Candidates per generation")->capture_default_str()->check(at_least(1));
+  sub.add_option("--target", config.evolution.target_speedup, "Stop at this speedup over the original")->check(at_least(0));
+  sub.add_option("--time-budget", config.evolution.time_budget_s, "Stop after this many seconds")->check(at_least(0));
   sub.add_option("--runs-dir", flags.runs_dir, "Where run folders go")->capture_default_str();
   sub.add_option("--seed", config.evolution.seed, "Random seed (default: random)");
   sub.add_option("--llm", config.llm_spec, "LLM as openai:MODEL, anthropic:MODEL, replay:RUN_DIR or none");
-  sub.add_option("--llm-budget-usd", config.llm_budget_usd, "Stop using the LLM after this many US dollars");
-  sub.add_option("--llm-budget-tokens", config.llm_budget_tokens, "Stop using the LLM after this many tokens");
+  sub.add_option("--llm-budget-usd", config.llm_budget_usd, "Stop using the LLM after this many US dollars")->check(at_least(0));
+  sub.add_option("--llm-budget-tokens", config.llm_budget_tokens, "Stop using the LLM after this many tokens")->check(at_least(0));
   sub.add_flag("--llm-only", config.llm_only, "Use only the LLM operators (no built-in ones)");
   sub.add_flag("--json", flags.json, "Print a JSON summary on stdout");
   sub.add_flag("--no-counters", flags.no_counters, "Profile with the analytic roofline only (no ncu)");

@@ -2,8 +2,11 @@
 // for a mistyped command or option, and global flags are accepted after the subcommand.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/suggest.h"
 #include "cli_runner.h"
+#include "support/temp_dir.h"
 
 namespace kforge {
 namespace {
@@ -24,6 +27,20 @@ TEST(Usage, AMistypedOptionExitsTwoWithASuggestion) {
 TEST(Usage, AValueTheCommandRefusesIsAUsageErrorToo) {
   const auto result = run_kforge("sweep tests/kernels/tunable_vadd --shard 3/2");
   EXPECT_EQ(result.exit_code, 2) << result.output;
+}
+
+TEST(Usage, RangesAreCheckedWithAReadableMessage) {
+  const auto result = run_kforge("optimize examples/vector_add -g -1");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--generations: must be 1 or more, not -1"), std::string::npos) << result.output;
+  EXPECT_EQ(run_kforge("optimize examples/vector_add --time-budget -5").exit_code, 2);
+}
+
+TEST(Usage, RunsPrintsJsonOnRequest) {
+  const testing::TempDir empty("kforge-runs-json");
+  const auto result = run_kforge("runs --json --runs-dir " + empty.path().string());
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(nlohmann::json::parse(result.output), nlohmann::json::array());
 }
 
 TEST(Usage, GlobalFlagsWorkAfterTheSubcommand) {
