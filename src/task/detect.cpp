@@ -8,6 +8,7 @@
 
 #include "task/c_tokenizer.h"
 #include "task/detect_families.h"
+#include "task/manifest_search.h"
 #include "util/files.h"
 
 namespace kforge {
@@ -17,11 +18,6 @@ std::string lowercase_extension(const std::filesystem::path& file) {
   std::string ext = file.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return ext;
-}
-
-bool is_hidden_or_cache(const std::filesystem::path& dir) {
-  std::string name = dir.filename().string();
-  return (!name.empty() && name[0] == '.') || name == "__pycache__";
 }
 
 bool contains(const std::vector<std::string>& items, const std::string& item) {
@@ -83,7 +79,7 @@ std::vector<DetectedKernel> detect_kernels(const std::filesystem::path& file_or_
     return kernels;
   }
   for (auto it = fs::recursive_directory_iterator(file_or_folder); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && is_hidden_or_cache(it->path())) {
+    if (it->is_directory() && skipped_when_scanning(it->path())) {
       it.disable_recursion_pending();
     } else if (it->is_regular_file()) {
       scan(it->path(), false);

@@ -15,10 +15,6 @@ bool is_manifest_name(const fs::path& file) {
   return name == "kforge.toml" || (name.size() > 12 && name.ends_with(".kforge.toml"));
 }
 
-bool is_hidden(const fs::path& dir) {
-  std::string name = dir.filename().string();
-  return !name.empty() && name[0] == '.';
-}
 
 // Only [task] source is read, so that a manifest broken elsewhere is still found and its
 // error reported by load_task rather than silently skipped.
@@ -37,7 +33,7 @@ bool manifest_names_source(const fs::path& manifest, const fs::path& source) {
 std::vector<fs::path> manifests_below(const fs::path& folder) {
   std::vector<fs::path> found;
   for (auto it = fs::recursive_directory_iterator(folder); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && is_hidden(it->path())) {
+    if (it->is_directory() && skipped_when_scanning(it->path())) {
       it.disable_recursion_pending();
     } else if (it->is_regular_file() && is_manifest_name(it->path())) {
       found.push_back(it->path());
@@ -65,6 +61,13 @@ std::vector<fs::path> find_manifests(const fs::path& file_or_folder) {
   if (fs::is_directory(file_or_folder)) return manifests_below(file_or_folder);
   if (file_or_folder.extension() == ".toml") return {file_or_folder};
   return manifests_for_source(file_or_folder);
+}
+
+bool skipped_when_scanning(const fs::path& dir) {
+  const std::string name = dir.filename().string();
+  if ((!name.empty() && name[0] == '.') || name == "__pycache__") return true;
+  std::error_code ec;
+  return fs::exists(dir / "run.db", ec);
 }
 
 }  // namespace kforge

@@ -11,4 +11,8 @@ namespace kforge {
 // [task] source is that file. Throws TaskError when the path does not exist.
 std::vector<std::filesystem::path> find_manifests(const std::filesystem::path& file_or_folder);
 
+// Folders a scan of a task folder never enters: hidden ones, __pycache__, and kforge's own run
+// folders (they hold run.db and best.<ext> copies of the kernels, which are not new tasks).
+bool skipped_when_scanning(const std::filesystem::path& dir);
+
 }  // namespace kforge

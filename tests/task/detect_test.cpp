@@ -1,4 +1,5 @@
 #include "task/detect.h"
+#include "task/manifest_search.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -283,6 +284,19 @@ TEST(DetectKernels, FolderIsRecursiveAndSorted) {
   EXPECT_EQ(kernels[0].language, Language::OpenCL);
   EXPECT_EQ(kernels[0].line, 3);
   EXPECT_EQ(kernels[0].file, dir.path() / "a.cl");
+}
+
+TEST(DetectKernels, RunFoldersAreNeverScanned) {
+  // `kforge optimize .` leaves runs/<time>-<task>/ with run.db and best.cu beside the task: a
+  // later detect or optimize of the folder must not take the best copy for a new kernel.
+  testing::TempDir dir;
+  dir.write("k.cu", "__global__ void k(float* x) {}\n");
+  dir.write("kforge.toml", "[task]\nname = \"k\"\nlanguage = \"cuda\"\nsource = \"k.cu\"\nkernel = \"k\"\n");
+  dir.write("runs/20261201-k/run.db", "");
+  dir.write("runs/20261201-k/best.cu", "__global__ void k(float* x) {}\n");
+  dir.write("runs/20261201-k/kforge.toml", "[task]\nname = \"copy\"\n");
+  EXPECT_THAT(names(detect_kernels(dir.path())), ElementsAre("k"));
+  EXPECT_THAT(find_manifests(dir.path()), ElementsAre(dir.path() / "kforge.toml"));
 }
 
 TEST(DetectKernels, HipSourcesByIncludeOrExtension) {
