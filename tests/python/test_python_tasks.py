@@ -233,7 +233,8 @@ SMALL_PROBLEM = os.path.join(CHEATS, "small_bias_gelu.py")
     # between checks and timed calls, and its timed calls are verified on perturbed inputs.
     ("stack_walk", "kernelbench", "elements differ"),
     ("phase_state", "kernelbench", "elements differ"),
-    ("patched_model", "kernelbench", "elements differ; first at [0]: got 0,"),
+    # Zeros from the patched model: the first mismatch is wherever the reference is not 0.
+    ("patched_model", "kernelbench", r"elements differ; first at \[\d+\]: got 0,"),
     ("memo_data_ptr", "kernelbench", "timed call"),
     ("call_count", "triton", "timed call"),
 ])
@@ -241,7 +242,7 @@ def test_planted_python_cheat_is_caught(cheat, task, caught_by):
     manifest = os.path.join(TRITON, "vector_add", "interpret.kforge.toml") if task == "triton" else SMALL_PROBLEM
     result = bench(manifest, "--source", os.path.join(CHEATS, cheat + ".py"))
     assert result["status"] != "correct", result
-    assert caught_by in result["message"], result["message"]
+    assert re.search(caught_by, result["message"]), result["message"]  # the texts are patterns
 
 
 # ----------------------------------------------------------------------------------------------
