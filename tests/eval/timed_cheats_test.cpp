@@ -139,10 +139,17 @@ void expect_neutralised(Language language, const Neutralised& cheat) {
   const CompileResult honest_compiled = evaluator.compile(honest);
   const CompileResult memo_compiled = evaluator.compile(memo);
   ASSERT_TRUE(honest_compiled.ok && memo_compiled.ok) << honest_compiled.log << memo_compiled.log;
-  const TimedRun run = evaluator.time_variants({{&honest, &honest_compiled}, {&memo, &memo_compiled}});
-  ASSERT_TRUE(run.error.empty()) << run.error;
+  // On a loaded machine one timing may get too few rounds for an interval (ci_low 0): a median
+  // of a handful of ratios judges nothing, so the timing is repeated until it has one.
+  TimedRun run;
+  SpeedupEstimate speedup;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    run = evaluator.time_variants({{&honest, &honest_compiled}, {&memo, &memo_compiled}});
+    ASSERT_TRUE(run.error.empty()) << run.error;
+    speedup = paired_speedup(run.variants[0].samples_ms, run.variants[1].samples_ms);
+    if (speedup.ci_low > 0) break;
+  }
   EXPECT_TRUE(run.variants[1].verified && run.variants[1].verification_passed) << run.variants[1].verification_message;
-  const SpeedupEstimate speedup = paired_speedup(run.variants[0].samples_ms, run.variants[1].samples_ms);
   EXPECT_LT(speedup.median, 1.5) << cheat.name << " is still faster than the honest kernel when timed";
   std::cout << "[ verdict ] " << cheat.name << ": " << to_string(result.status) << "; vs the honest kernel "
             << speedup.median << "x (95% CI " << speedup.ci_low << "-" << speedup.ci_high << ", " << run.sets
