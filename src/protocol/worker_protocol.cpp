@@ -23,7 +23,6 @@ json seeds_json(const std::vector<std::uint64_t>& seeds) {
   return out;
 }
 
-json task_field(const TaskPlan& plan) { return to_json(plan); }
 }  // namespace
 
 json ok_reply(json body) {
@@ -119,7 +118,7 @@ DeviceInfo device_info_from_json(const json& j) {
 }
 
 json to_json(const CheckRequest& r) {
-  json out = {{"op", worker_ops::kCheck},     {"task", task_field(r.task)},
+  json out = {{"op", worker_ops::kCheck},     {"task", to_json(r.task)},
               {"size", r.size},               {"variant", to_json(r.variant)},
               {"reference", to_json(r.reference)}, {"seeds", seeds_json(r.seeds)}};
   if (!r.draws.empty()) out["draws"] = r.draws;
@@ -157,7 +156,7 @@ CheckReply check_reply_from_json(const json& j) {
 }
 
 json to_json(const CalibrateRequest& r) {
-  return {{"op", worker_ops::kCalibrate}, {"task", task_field(r.task)},        {"size", r.size},
+  return {{"op", worker_ops::kCalibrate}, {"task", to_json(r.task)},        {"size", r.size},
           {"reference", to_json(r.reference)}, {"seeds", seeds_json(r.seeds)}};
 }
 
@@ -183,7 +182,7 @@ json to_json(const TimeRequest& r) {
   json variants = json::array();
   for (const auto& v : r.variants) variants.push_back(to_json(v));
   const TimingConfig& t = r.timing;
-  json out = {{"op", worker_ops::kTime},     {"task", task_field(r.task)},
+  json out = {{"op", worker_ops::kTime},     {"task", to_json(r.task)},
               {"size", r.size},              {"variants", variants},
               {"seed", r.seed},              {"warmup_ms", t.warmup_ms},
               {"min_samples", t.min_samples}, {"max_samples", t.max_samples},
